@@ -1,0 +1,127 @@
+"""What a store keeps per origin (SPEC 3.3) and the interface every store implements.
+
+A store holds outcomes, never requests. Times are epoch seconds from the middleware's injected clock, so that
+entries written by one crawler can be read by another (SPEC 3.2).
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+from dataclasses import dataclass
+from enum import Enum
+from typing import Any, Protocol
+
+#: Written into every record; a reader skips records of a version it does not know (they are re-fetched).
+FORMAT_VERSION = 1
+
+
+class Outcome(str, Enum):
+    """What the origin's robots.txt currently means for its requests (SPEC 2.2)."""
+
+    RULES = "rules"  # 2xx: obey the body
+    ALLOW_ALL = "allow-all"  # 4xx except 429, too many redirects, or unreachable past the limit with no copy
+    DISALLOW_ALL = "disallow-all"  # 5xx, 429 or network error with no usable copy: hold the origin's requests
+
+
+class CorruptEntry(ValueError):
+    """A stored record that cannot be read; callers treat it as missing and re-fetch."""
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    """The cached state of one origin's robots.txt.
+
+    ``outcome``/``body``/``fetched_at`` describe the copy in effect. After a failed refresh of a good copy they
+    keep describing that copy (stale-on-error, SPEC 2.4) while ``status``/``error`` describe the failed attempt,
+    ``first_failure_at`` marks the start of the current run of failures (SPEC 2.2's 30-day rule) and
+    ``failures`` counts it (back-off, SPEC 2.5). ``expires_at`` is when robots.txt must be fetched again.
+    """
+
+    origin: str
+    outcome: Outcome
+    fetched_at: float
+    expires_at: float
+    body: bytes = b""
+    status: int | None = None
+    error: str | None = None
+    first_failure_at: float | None = None
+    failures: int = 0
+
+    def is_fresh(self, now: float) -> bool:
+        return now < self.expires_at
+
+    def to_record(self) -> dict[str, Any]:
+        """A JSON-ready dict carrying ``FORMAT_VERSION``."""
+        return {
+            "v": FORMAT_VERSION,
+            "origin": self.origin,
+            "outcome": self.outcome.value,
+            "fetched_at": self.fetched_at,
+            "expires_at": self.expires_at,
+            "body": base64.b64encode(self.body).decode("ascii"),
+            "status": self.status,
+            "error": self.error,
+            "first_failure_at": self.first_failure_at,
+            "failures": self.failures,
+        }
+
+    @classmethod
+    def from_record(cls, record: Any) -> Entry:
+        """Rebuild an entry; raises ``CorruptEntry`` for anything that is not a valid current-version record."""
+        try:
+            if record["v"] != FORMAT_VERSION:
+                raise CorruptEntry(f"unknown format version {record['v']!r}")
+            entry = cls(
+                origin=str(record["origin"]),
+                outcome=Outcome(record["outcome"]),
+                fetched_at=float(record["fetched_at"]),
+                expires_at=float(record["expires_at"]),
+                body=base64.b64decode(record["body"], validate=True),
+                status=None if record["status"] is None else int(record["status"]),
+                error=None if record["error"] is None else str(record["error"]),
+                first_failure_at=(
+                    None if record["first_failure_at"] is None else float(record["first_failure_at"])
+                ),
+                failures=int(record["failures"]),
+            )
+        except CorruptEntry:
+            raise
+        except (KeyError, TypeError, ValueError, binascii.Error) as exc:
+            raise CorruptEntry(f"unreadable record: {exc!r}") from exc
+        return entry
+
+    def dumps(self) -> bytes:
+        return json.dumps(self.to_record(), separators=(",", ":")).encode("utf-8")
+
+    @classmethod
+    def loads(cls, data: bytes | str) -> Entry:
+        try:
+            record = json.loads(data)
+        except (ValueError, UnicodeDecodeError) as exc:
+            raise CorruptEntry(f"not JSON: {exc!r}") from exc
+        return cls.from_record(record)
+
+
+class StoreError(Exception):
+    """The store could not be reached or answered wrongly. The middleware logs and counts it and carries on with
+    its in-process cache; a store error never means "allow all"."""
+
+
+class Store(Protocol):
+    """Shared persistence of entries plus a fetch lease, so that crawlers sharing a store fetch each origin's
+    robots.txt once per expiry between them. Methods raise ``StoreError`` on store failure; a corrupt record
+    reads as ``None``."""
+
+    async def get(self, origin: str) -> Entry | None: ...
+
+    async def put(self, entry: Entry) -> None: ...
+
+    async def acquire_lease(self, origin: str, holder: str, ttl: float) -> bool:
+        """Try to become the one crawler fetching ``origin``; the lease lapses after ``ttl`` seconds."""
+        ...
+
+    async def release_lease(self, origin: str, holder: str) -> None: ...
+
+    async def close(self) -> None: ...
