@@ -1,0 +1,45 @@
+"""The default store: entries in this process only, bounded by a least-recently-used limit."""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+
+from ._base import Entry
+
+
+class MemoryStore:
+    """Keeps at most ``max_origins`` entries; the least recently read or written one goes first.
+
+    Leases are always granted: within one process the middleware's per-origin state machine already ensures a
+    single fetch per origin (SPEC 2.1), so there is nobody else to exclude.
+    """
+
+    def __init__(self, max_origins: int) -> None:
+        if max_origins < 1:
+            raise ValueError(f"max_origins must be at least 1, got {max_origins!r}")
+        self.max_origins = max_origins
+        self._entries: OrderedDict[str, Entry] = OrderedDict()
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    async def get(self, origin: str) -> Entry | None:
+        entry = self._entries.get(origin)
+        if entry is not None:
+            self._entries.move_to_end(origin)
+        return entry
+
+    async def put(self, entry: Entry) -> None:
+        self._entries[entry.origin] = entry
+        self._entries.move_to_end(entry.origin)
+        while len(self._entries) > self.max_origins:
+            self._entries.popitem(last=False)
+
+    async def acquire_lease(self, origin: str, holder: str, ttl: float) -> bool:
+        return True
+
+    async def release_lease(self, origin: str, holder: str) -> None:
+        return None
+
+    async def close(self) -> None:
+        self._entries.clear()
