@@ -1,0 +1,31 @@
+"""Google-faithful robots.txt parsing and matching (SPEC 4-7).
+
+``parse(body)`` gives a ``Robots`` that answers ``allowed(url, user_agent)`` exactly as Google's reference
+library (google/robotstxt) does, ``explain`` says which rule decided, and ``report(body)`` gives the
+per-line parse results the way Google's RobotsParsingReporter does (for the linter).
+"""
+
+from ._agents import extract_user_agent, is_valid_user_agent
+from ._escape import escape_pattern
+from ._parser import MAX_BYTES, MAX_LINE_BYTES, Key, LineMetadata, ParseHandler, parse_lines
+from ._robots import Robots, UserAgent, Verdict, parse
+from ._rules import Rule
+from ._urls import path_params_query
+
+__all__ = [
+    "MAX_BYTES",
+    "MAX_LINE_BYTES",
+    "Key",
+    "LineMetadata",
+    "ParseHandler",
+    "Robots",
+    "Rule",
+    "UserAgent",
+    "Verdict",
+    "escape_pattern",
+    "extract_user_agent",
+    "is_valid_user_agent",
+    "parse",
+    "parse_lines",
+    "path_params_query",
+]

@@ -1,0 +1,163 @@
+"""Splitting a robots.txt body into lines and directives, the way Google's parser does (SPEC 4, 5).
+
+The parser works on bytes, as Google's does: it never decodes the body, so invalid UTF-8 cannot make it
+fail (SPEC 4.3) and every octet of a pattern survives to be percent-encoded (SPEC 7.2). It reports what it
+finds to a ``ParseHandler``: the ``Robots`` builder is one, the per-line reporter (``report``) another.
+"""
+
+from __future__ import annotations
+
+import enum
+import re
+from dataclasses import dataclass
+from typing import Protocol
+
+MAX_BYTES = 512_000
+"""SPEC 4.4: only the first 500 KiB of a body are used."""
+
+MAX_LINE_BYTES = 2083 * 8 - 1
+"""Google extension: a line keeps at most this many bytes (its buffer of 2083 * 8 holds a final NUL)."""
+
+_BOM = b"\xef\xbb\xbf"
+_LINE_BREAK = re.compile(rb"\r\n|\r|\n")
+_BLANK = re.compile(rb"[ \t]")
+
+
+class Key(enum.Enum):
+    """What a directive's key was recognised as (Google's ParsedRobotsKey)."""
+
+    USER_AGENT = "user-agent"
+    ALLOW = "allow"
+    DISALLOW = "disallow"
+    SITEMAP = "sitemap"
+    UNKNOWN = "unknown"
+
+
+# Google extension: a key is recognised when it STARTS with one of these (case-insensitive), so
+# "user-agent-x" and "disallowed" count too; the second set holds the accepted typos (SPEC 5.2).
+# Checked in this order, as Google does.
+_KEYS: tuple[tuple[Key, tuple[bytes, ...], tuple[bytes, ...]], ...] = (
+    (Key.USER_AGENT, (b"user-agent",), (b"useragent", b"user agent")),
+    (Key.ALLOW, (b"allow",), ()),
+    (Key.DISALLOW, (b"disallow",), (b"dissallow", b"dissalow", b"disalow", b"diasllow", b"disallaw")),
+    (Key.SITEMAP, (b"sitemap",), (b"site-map",)),
+)
+
+
+@dataclass(slots=True)
+class LineMetadata:
+    """Facts about one physical line, as Google's RobotsParseHandler::LineMetadata, plus one of ours.
+
+    ``has_invalid_utf8`` is not Google's: it flags lines the lint command should point at (SPEC 4.3).
+    """
+
+    is_empty: bool = False
+    has_comment: bool = False
+    is_comment: bool = False
+    has_directive: bool = False
+    is_acceptable_typo: bool = False
+    is_line_too_long: bool = False
+    is_missing_colon_separator: bool = False
+    has_invalid_utf8: bool = False
+
+
+class ParseHandler(Protocol):
+    """Receives what the parser finds, in file order; ``line`` numbers are 1-based.
+
+    Values are the stripped bytes after the separator, comment removed, not yet percent-encoded.
+    ``line_metadata`` is called once for every physical line, after that line's directive if any.
+    """
+
+    def user_agent(self, line: int, value: bytes) -> None: ...
+    def allow(self, line: int, value: bytes) -> None: ...
+    def disallow(self, line: int, value: bytes) -> None: ...
+    def sitemap(self, line: int, value: bytes) -> None: ...
+    def unknown(self, line: int, key: bytes, value: bytes) -> None: ...
+    def line_metadata(self, line: int, metadata: LineMetadata) -> None: ...
+
+
+def classify_key(key: bytes) -> tuple[Key, bool]:
+    """The kind of ``key`` and whether it was one of the accepted typos."""
+    lowered = key.lower()
+    for kind, names, typos in _KEYS:
+        if lowered.startswith(names):
+            return kind, False
+        if typos and lowered.startswith(typos):
+            return kind, True
+    return Key.UNKNOWN, False
+
+
+def split_lines(body: bytes) -> list[bytes]:
+    """The physical lines of ``body``: a (partial) UTF-8 BOM at the start is skipped; CR, LF and CRLF end lines.
+
+    The text after the last line break is a line too, even when empty (Google counts it).
+    """
+    if body[:1] == b"\xef":
+        skip = 3 if body.startswith(_BOM) else 2 if body.startswith(_BOM[:2]) else 1
+        body = body[skip:]  # Google extension: any prefix of the BOM is skipped
+    return _LINE_BREAK.split(body)
+
+
+def parse_lines(body: bytes, handler: ParseHandler) -> None:
+    """Feed every line of ``body`` to ``handler``. Never raises on any input (SPEC 4.5)."""
+    for number, line in enumerate(split_lines(body), 1):
+        _parse_line(number, line, handler)
+
+
+def _parse_line(number: int, line: bytes, handler: ParseHandler) -> None:
+    meta = LineMetadata()
+    if len(line) > MAX_LINE_BYTES:
+        meta.is_line_too_long = True
+        line = line[:MAX_LINE_BYTES]
+    if not line.isascii():
+        meta.has_invalid_utf8 = not _is_utf8(line)
+    # Google extension: Google's line is a C string, so a NUL byte ends it.
+    nul = line.find(b"\0")
+    if nul >= 0:
+        line = line[:nul]
+    comment = line.find(b"#")
+    if comment >= 0:
+        meta.has_comment = True
+        line = line[:comment]
+    line = line.strip()  # only ASCII whitespace, as Google (SPEC 5.1)
+    if not line:
+        meta.is_comment = meta.has_comment
+        meta.is_empty = not meta.has_comment
+    else:
+        _emit_directive(number, line, meta, handler)
+    handler.line_metadata(number, meta)
+
+
+def _emit_directive(number: int, line: bytes, meta: LineMetadata, handler: ParseHandler) -> None:
+    sep = line.find(b":")
+    if sep < 0:
+        # Google extension: a missing colon is accepted when the line is exactly two tokens (SPEC 5.2).
+        blank = _BLANK.search(line)
+        if blank is None or _BLANK.search(line[blank.start() :].lstrip(b" \t")):
+            return
+        sep = blank.start()
+        meta.is_missing_colon_separator = True
+    key = line[:sep].strip()
+    if not key:
+        return
+    value = line[sep + 1 :].strip()
+    meta.has_directive = True
+    kind, meta.is_acceptable_typo = classify_key(key)
+    if kind is Key.USER_AGENT:
+        handler.user_agent(number, value)
+    elif kind is Key.ALLOW:
+        handler.allow(number, value)
+    elif kind is Key.DISALLOW:
+        handler.disallow(number, value)
+    elif kind is Key.SITEMAP:
+        handler.sitemap(number, value)
+    else:
+        handler.unknown(number, key, value)
+
+
+def _is_utf8(data: bytes) -> bool:
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True

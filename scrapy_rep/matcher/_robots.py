@@ -1,0 +1,220 @@
+"""A parsed robots.txt and its decisions (SPEC 5-7), with Google's semantics."""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from ._agents import ascii_lower
+from ._escape import encode_text, escape_bytes
+from ._index import RuleIndex
+from ._parser import MAX_BYTES, LineMetadata, parse_lines
+from ._rules import Rule
+from ._urls import path_params_query
+
+UserAgent = str | Sequence[str]
+"""A crawler's product token, or an ordered list of them (SPEC 6.3)."""
+
+_PRODUCT_TOKEN = re.compile(rb"[A-Za-z_-]*")
+
+
+@dataclass(slots=True)
+class _Group:
+    """Consecutive user-agent lines and the lines that follow them up to the next group (SPEC 6.1)."""
+
+    agents: set[str] = field(default_factory=set)  # lower-cased product tokens
+    is_global: bool = False
+    rules: list[Rule] = field(default_factory=list)
+    crawl_delay: float | None = None
+    clean_params: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    """The decision for one URL and agent, and the rule that made it (None: no rule matched, so allowed)."""
+
+    allowed: bool
+    rule: Rule | None
+    path: str
+    user_agent: UserAgent
+
+    def __str__(self) -> str:
+        agent = self.user_agent if isinstance(self.user_agent, str) else "/".join(self.user_agent)
+        if self.rule is None:
+            return f"allowed: no rule for {agent!r} matches {self.path!r}"
+        kind = "Allow" if self.rule.allow else "Disallow"
+        verdict = "allowed" if self.allowed else "disallowed"
+        return (f"{verdict}: line {self.rule.line} ({kind}: {self.rule.written}) is the longest rule for "
+                f"{agent!r} matching {self.path!r}")
+
+    def __repr__(self) -> str:
+        return f"<Verdict {self}>"
+
+
+class Robots:
+    """The groups and sitemaps of one robots.txt; decides URLs for any agent.
+
+    The rules that apply to an agent are chosen once and indexed (``RuleIndex``); the index is cached per
+    agent, so a repeated decision costs a dict lookup, the URL's path, and the index's lookup.
+    """
+
+    __slots__ = ("_by_selection", "_groups", "_indexes", "sitemaps")
+
+    def __init__(self, groups: list[_Group], sitemaps: list[str]) -> None:
+        self._groups = groups
+        self.sitemaps = sitemaps
+        """SPEC 5.5: the sitemap URLs, in file order, whatever group they stand in."""
+        self._indexes: dict[UserAgent, RuleIndex | None] = {}
+        self._by_selection: dict[tuple[int, ...], RuleIndex | None] = {}
+
+    def allowed(self, url: str, user_agent: UserAgent) -> bool:
+        """Whether ``user_agent`` may fetch ``url`` (a full URL or a path; SPEC 7)."""
+        try:
+            index = self._indexes[user_agent]
+        except (KeyError, TypeError):  # TypeError: an unhashable sequence of tokens
+            index = self._index_for(user_agent)
+        if index is None:
+            return True
+        rule = index.best(_decision_path(url))
+        return rule is None or rule.allow
+
+    def explain(self, url: str, user_agent: UserAgent) -> Verdict:
+        """The decision for ``url`` and the rule behind it (SPEC 7.4)."""
+        try:
+            index = self._indexes[user_agent]
+        except (KeyError, TypeError):
+            index = self._index_for(user_agent)
+        path = _decision_path(url)
+        rule = None if index is None else index.best(path)
+        return Verdict(rule is None or rule.allow, rule, path, user_agent)
+
+    def crawl_delay(self, user_agent: UserAgent) -> float | None:
+        """The first valid ``crawl-delay`` of the groups that apply to ``user_agent`` (SPEC 5.3, 6.5)."""
+        delays = (group.crawl_delay for group in self._select(user_agent) if group.crawl_delay is not None)
+        return next(delays, None)
+
+    def clean_params(self, user_agent: UserAgent) -> list[str]:
+        """The ``clean-param`` values of the groups that apply to ``user_agent``, in file order (SPEC 5.3, 6.5)."""
+        return [value for group in self._select(user_agent) for value in group.clean_params]
+
+    @property
+    def agents(self) -> list[str]:
+        """The product tokens named by the file's user-agent lines (lower-cased, first-seen order)."""
+        return list(dict.fromkeys(agent for group in self._groups for agent in group.agents))
+
+    def _select(self, user_agent: UserAgent) -> list[_Group]:
+        """SPEC 6.2/6.3: the groups naming the first token that any group names; else the ``*`` groups.
+
+        A group naming both ``*`` and the token counts as specific. Google extension: a group that
+        names the token but has no rules still hides the ``*`` groups.
+        """
+        tokens = [user_agent] if isinstance(user_agent, str) else user_agent
+        for token in tokens:
+            wanted = ascii_lower(token)
+            specific = [group for group in self._groups if wanted in group.agents]
+            if specific:
+                return specific
+        return [group for group in self._groups if group.is_global]
+
+    def _index_for(self, user_agent: UserAgent) -> RuleIndex | None:
+        """Build (or share) the index of the rules that apply to ``user_agent``; None when there are none."""
+        groups = self._select(user_agent)
+        selection = tuple(id(group) for group in groups)
+        if selection in self._by_selection:
+            index = self._by_selection[selection]
+        else:
+            rules = [rule for group in groups for rule in group.rules]
+            index = self._by_selection[selection] = RuleIndex(rules) if rules else None
+        self._indexes[user_agent if isinstance(user_agent, str) else tuple(user_agent)] = index
+        return index
+
+
+def _decision_path(url: str) -> str:
+    """SPEC 7.1: the path the rules see. Google extension: it ends at a NUL (Google passes a C string)."""
+    path = path_params_query(url)
+    nul = path.find("\0")
+    return path if nul < 0 else path[:nul]
+
+
+class _Builder:
+    """The ``ParseHandler`` that collects groups, rules and sitemaps for ``Robots``."""
+
+    def __init__(self) -> None:
+        self.groups: list[_Group] = []
+        self.sitemaps: list[str] = []
+        self._group: _Group | None = None
+        self._in_rules = False  # an allow/disallow line was seen since the group's user-agent lines
+
+    def user_agent(self, line: int, value: bytes) -> None:
+        if self._group is None or self._in_rules:  # SPEC 6.1: a user-agent line after rules starts a group
+            self._group = _Group()
+            self.groups.append(self._group)
+            self._in_rules = False
+        if value[:1] == b"*" and (len(value) == 1 or value[1:2].isspace()):
+            self._group.is_global = True  # Google extension: "* foo" is still the global group
+        else:
+            token = _PRODUCT_TOKEN.match(value)
+            self._group.agents.add(token.group().decode("ascii").lower() if token else "")  # SPEC 5.6
+
+    def allow(self, line: int, value: bytes) -> None:
+        self._rule(True, line, value)
+
+    def disallow(self, line: int, value: bytes) -> None:
+        self._rule(False, line, value)
+
+    def _rule(self, allow: bool, line: int, value: bytes) -> None:
+        if self._group is None:
+            return  # SPEC 6.1: rules before the first user-agent line are ignored
+        self._in_rules = True  # even an empty rule ends the user-agent lines of its group
+        if not value:
+            return  # SPEC 5.4
+        pattern = escape_bytes(value)
+        written = value.decode("utf-8", "replace")
+        rules = self._group.rules
+        rules.append(Rule(allow, pattern, line, written))
+        if allow:
+            # Google extension: "allow: /dir/index.htm[l]" also allows "/dir/" itself.
+            slash = pattern.rfind("/")
+            if slash >= 0 and pattern.startswith("/index.htm", slash):
+                rules.append(Rule(True, pattern[: slash + 1] + "$", line, written))
+
+    def sitemap(self, line: int, value: bytes) -> None:
+        if value:
+            self.sitemaps.append(value.decode("utf-8", "replace"))
+
+    def unknown(self, line: int, key: bytes, value: bytes) -> None:
+        if self._group is None:
+            return
+        name = key.lower()
+        if name == b"crawl-delay" and self._group.crawl_delay is None:
+            self._group.crawl_delay = _delay(value)
+        elif name == b"clean-param" and value:
+            self._group.clean_params.append(value.decode("utf-8", "replace"))
+
+    def line_metadata(self, line: int, metadata: LineMetadata) -> None:
+        pass
+
+
+def _delay(value: bytes) -> float | None:
+    """A crawl-delay in seconds, or None when it is not a finite non-negative number."""
+    try:
+        delay = float(value)
+    except ValueError:
+        return None
+    return delay if math.isfinite(delay) and delay >= 0 else None
+
+
+def parse(body: bytes | str, *, max_bytes: int | None = MAX_BYTES) -> Robots:
+    """Parse a robots.txt body. Never raises (SPEC 4.5).
+
+    ``bytes`` are used as they are (Google reads bytes; SPEC 4); a ``str`` is taken as its UTF-8 encoding.
+    Only the first ``max_bytes`` bytes are used (SPEC 4.4), even if that cuts a line; None means no limit.
+    """
+    data = encode_text(body) if isinstance(body, str) else bytes(body)
+    if max_bytes is not None:
+        data = data[:max_bytes]
+    builder = _Builder()
+    parse_lines(data, builder)
+    return Robots(builder.groups, builder.sitemaps)
