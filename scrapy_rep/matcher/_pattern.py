@@ -1,25 +1,65 @@
-"""Matching one rule pattern against one path (SPEC 7.3), in O(len(pattern) * len(path)) at worst."""
+"""Matching one rule pattern against one path (SPEC 7.3), in O(len(pattern) * len(path)) at worst.
+
+A pattern is read once into its canonical :class:`Shape`: the literal pieces between ``*`` and whether a final
+``$`` anchors it. Matching a shape is a greedy left-to-right search of its pieces with ``str.find`` (C-level, no
+backtracking): placing every piece at its leftmost possible position leaves the most room for the pieces after
+it, so greedy placement finds a match whenever one exists. With an anchor, the last piece can only sit at the end
+of the path, which ``endswith`` checks after the other pieces were placed. Each ``find`` costs at most
+len(piece) * len(path), hence the bound; adversarial patterns such as ``/*a*a*a*a*b`` stay cheap.
+"""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class Shape:
+    """The canonical form of a pattern: equal shapes match exactly the same paths (SPEC 7.3).
+
+    ``first`` is the literal text before the first ``*`` (every matched path starts with it); ``rest`` are the
+    non-empty literal pieces after it, in order, each preceded by a ``*``; ``anchored`` means the last piece must end
+    the path. Trailing ``*`` and empty pieces are dropped (``/fish*`` is ``/fish``, ``/example*$`` is ``/example``,
+    ``/a**b`` is ``/a*b``), so ``rest == ()`` means "starts with ``first``" (or "equals ``first``" when anchored).
+    """
+
+    first: str
+    rest: tuple[str, ...]
+    anchored: bool
+
+    def matches(self, path: str) -> bool:
+        """Whether this shape matches ``path`` (a prefix of it, or all of it when anchored)."""
+        if not path.startswith(self.first):
+            return False
+        rest = self.rest
+        if not rest:
+            return not self.anchored or len(path) == len(self.first)
+        pos = len(self.first)
+        floating = rest[:-1] if self.anchored else rest
+        for piece in floating:
+            pos = path.find(piece, pos)
+            if pos < 0:
+                return False
+            pos += len(piece)
+        if self.anchored:
+            last = rest[-1]
+            return len(path) - len(last) >= pos and path.endswith(last)
+        return True
+
+
+def shape_of(pattern: str) -> Shape:
+    """The canonical shape of ``pattern``: ``$`` anchors only as the last character, elsewhere it is literal."""
+    anchored = pattern.endswith("$")
+    pieces = (pattern[:-1] if anchored else pattern).split("*")
+    if anchored and len(pieces) > 1 and not pieces[-1]:
+        anchored = False  # `X*$` matches whatever starts with X, as `X` does (SPEC 7.3)
+    return Shape(pieces[0], tuple(piece for piece in pieces[1:] if piece), anchored)
+
 
 def matches(pattern: str, path: str) -> bool:
-    """Whether ``pattern`` matches a prefix of ``path`` (the whole of it when the pattern ends in ``$``).
-
-    ``*`` matches any run of characters; ``$`` anchors only as the last character, elsewhere it is literal.
-    The set of path positions reachable so far is tracked instead of backtracking, so adversarial patterns
-    such as ``/*a*a*a*a*b`` cost at most len(pattern) * len(path) steps (SPEC 7.3).
-    """
-    end = len(path)
-    positions = [0]  # sorted, distinct path offsets reachable after the pattern consumed so far
-    last = len(pattern) - 1
-    for i, char in enumerate(pattern):
-        if char == "$" and i == last:
-            return positions[-1] == end
-        if char == "*":
-            positions = list(range(positions[0], end + 1))
-            continue
-        positions = [p + 1 for p in positions if p < end and path[p] == char]
-        if not positions:
-            return False
-    return True
+    """Whether ``pattern`` matches a prefix of ``path`` (the whole of it when the pattern ends in ``$``)."""
+    if "*" not in pattern:
+        if pattern.endswith("$"):
+            return path == pattern[:-1]
+        return path.startswith(pattern)
+    return shape_of(pattern).matches(path)

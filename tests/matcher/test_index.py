@@ -1,0 +1,171 @@
+"""SPEC 7.4: the rule index returns exactly the rule a naive scan of every rule returns."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from scrapy_rep.matcher._index import RuleIndex
+from scrapy_rep.matcher._index_prefix import PrefixTable
+from scrapy_rep.matcher._rules import Rule
+
+
+def reference_matches(pattern: str, path: str) -> bool:
+    """Google's ``Matches`` (robots.cc): the set of path positions reachable after each pattern character."""
+    end = len(path)
+    positions = [0]
+    last = len(pattern) - 1
+    for i, char in enumerate(pattern):
+        if char == "$" and i == last:
+            return positions[-1] == end
+        if char == "*":
+            positions = list(range(positions[0], end + 1))
+            continue
+        positions = [p + 1 for p in positions if p < end and path[p] == char]
+        if not positions:
+            return False
+    return True
+
+
+def reference_best(rules: list[Rule], path: str) -> Rule | None:
+    """SPEC 7.4 by brute force: longest pattern, then allow, then earliest line, then first given."""
+    ordered = sorted(rules, key=lambda rule: (-rule.priority, not rule.allow, rule.line))  # stable: first given
+    return next((rule for rule in ordered if reference_matches(rule.pattern, path)), None)
+
+
+def rule(allow: bool, pattern: str, line: int) -> Rule:
+    return Rule(allow=allow, pattern=pattern, line=line, written=pattern)
+
+
+@pytest.mark.parametrize(
+    ("path", "rules", "winner"),
+    [
+        ("/page", [rule(True, "/p", 1), rule(False, "/", 2)], 1),
+        ("/folder/page", [rule(True, "/folder", 1), rule(False, "/folder", 2)], 1),
+        ("/folder/page", [rule(False, "/folder", 1), rule(True, "/folder", 2)], 2),
+        ("/page.htm", [rule(True, "/page", 1), rule(False, "/*.htm", 2)], 2),
+        ("/page.php5", [rule(True, "/page", 1), rule(False, "/*.ph", 2)], 1),
+        ("/", [rule(True, "/$", 1), rule(False, "/", 2)], 1),
+        ("/page.htm", [rule(True, "/$", 1), rule(False, "/", 2)], 2),
+    ],
+)
+def test_spec_7_4_table(path: str, rules: list[Rule], winner: int) -> None:
+    """SPEC 7.4: longest pattern wins; allow wins a tie (the winner is given by line)."""
+    found = RuleIndex(rules).best(path)
+    assert found is not None
+    assert found.line == winner
+
+
+@pytest.mark.parametrize(
+    ("path", "allowed"),
+    [
+        ("/obsolete/private/a.html", True),
+        ("/a/private/b", False),
+        ("/x.php", False),
+        ("/x.php?a=1", True),
+        ("/a/old/b.zip", False),
+    ],
+)
+def test_spec_7_5_yandex_wildcards(path: str, allowed: bool) -> None:
+    """SPEC 7.5: the Yandex example mixing anchored, suffix and infix wildcards."""
+    rules = [
+        rule(True, "/obsolete/private/*.html$", 1),
+        rule(False, "/*.php$", 2),
+        rule(False, "/*/private/", 3),
+        rule(False, "/*/old/*.zip$", 4),
+    ]
+    found = RuleIndex(rules).best(path)
+    assert (found is None or found.allow) is allowed
+
+
+def test_earliest_line_wins_among_equals() -> None:
+    """SPEC 7.4 (Google keeps the first it sees): equal patterns of one kind, given out of order."""
+    rules = [rule(False, "/*b", 7), rule(False, "/a*", 3), rule(False, "/ab", 5), rule(False, "/a", 1)]
+    assert RuleIndex(rules).best("/ab") is rules[1]
+    rules = [rule(False, "/ab", 7), rule(False, "/ab", 3), rule(False, "/*b", 5)]
+    assert RuleIndex(rules).best("/ab") is rules[1]
+
+
+def test_longer_equivalent_pattern_beats_longest_literal() -> None:
+    """SPEC 7.4: priority is the pattern's length, so `/a***` (4) beats `/ab` (3) although both are prefixes."""
+    rules = [rule(True, "/ab", 1), rule(False, "/a***", 2)]
+    assert RuleIndex(rules).best("/abc") is rules[1]
+
+
+def test_no_match_and_no_rules() -> None:
+    """SPEC 7.4: no matching rule decides nothing."""
+    assert RuleIndex([rule(False, "/private", 1), rule(False, "/*.pdf$", 2)]).best("/public") is None
+    assert RuleIndex([]).best("/") is None
+
+
+def test_trigrams_of_a_short_path_are_looked_up() -> None:
+    """With more indexed trigrams than path characters, the path's own trigrams select the candidates."""
+    rules = [rule(False, f"/*{word}", line) for line, word in enumerate(["abc", "bcd", "cde", "def", "efg", "fgh"], 1)]
+    assert RuleIndex(rules).best("/def") is rules[3]
+    assert RuleIndex(rules).best("/xyz") is None
+
+
+def test_prefix_table_walks_up_from_a_non_prefix_predecessor() -> None:
+    """The sorted predecessor of the text is not always a prefix; its ancestors are searched next."""
+    table = PrefixTable({"/search": 1, "/search-results": 2, "/s": 3, "/t": 4})
+    assert table.values[table.longest("/search/x")] == 1
+    assert list(table.chain("/search/x")) == [1, 3]
+    assert table.longest("/r") == -1
+
+
+# Small alphabets make shared prefixes, duplicates and equal lengths frequent; the pieces `abc`/`bca` reach the
+# trigram index, `.?` ends reach the suffix index, `/` and `/a` first pieces the prefix buckets; random `abc`
+# pieces give many distinct trigrams (more than a short path has characters).
+_PIECES = ["/", "/a", "/ab", "a", "b", ".", "?", "abc", "bca", "/abc", "*", "*", "$"]
+_piece = st.one_of(st.sampled_from(_PIECES), st.text(alphabet="abc", min_size=3, max_size=4))
+patterns = st.lists(_piece, min_size=1, max_size=5).map("".join)
+path_text = st.text(alphabet="/ab.?c$*", max_size=16)
+fillers = st.text(alphabet="/ab.?c$*", max_size=3)
+
+
+@st.composite
+def rule_sets(draw: st.DrawFn, max_rules: int = 12) -> list[Rule]:
+    """Rules with distinct lines given in any order, duplicate patterns of both kinds included."""
+    chosen = draw(st.lists(st.tuples(st.booleans(), patterns), max_size=max_rules))
+    lines = draw(st.permutations(range(1, len(chosen) + 1)))
+    return [rule(allow, pattern, line) for (allow, pattern), line in zip(chosen, lines, strict=True)]
+
+
+@st.composite
+def paths_for(draw: st.DrawFn, rules: list[Rule]) -> str:
+    """A random path, or one built from a rule's pattern (stars filled in, anchor kept or broken) to hit it."""
+    if not rules or draw(st.booleans()):
+        return draw(path_text)
+    pattern = draw(st.sampled_from(rules)).pattern
+    pattern = pattern[:-1] if pattern.endswith("$") else pattern
+    filled = "".join(piece + draw(fillers) for piece in pattern.split("*"))
+    return filled + draw(st.sampled_from(["", "", "x", "/abc"]))
+
+
+@given(st.data())
+def test_index_equals_naive_scan(data: st.DataObject) -> None:
+    """SPEC 7.4: for any rules and path, the index returns the very rule the brute-force scan returns."""
+    rules = data.draw(rule_sets())
+    index = RuleIndex(rules)
+    for _ in range(5):
+        path = data.draw(paths_for(rules))
+        assert index.best(path) is reference_best(rules, path)
+
+
+@settings(max_examples=50)
+@given(st.data())
+def test_index_equals_naive_scan_many_rules(data: st.DataObject) -> None:
+    """As above with many rules: nested prefix keys and more indexed trigrams than path characters."""
+    rules = data.draw(rule_sets(max_rules=60))
+    index = RuleIndex(rules)
+    for _ in range(20):
+        path = data.draw(paths_for(rules))
+        assert index.best(path) is reference_best(rules, path)
+
+
+@given(st.dictionaries(path_text, st.integers()), path_text)
+def test_prefix_table_equals_scan(entries: dict[str, int], text: str) -> None:
+    """`chain` yields the values of exactly the keys that are prefixes of the text, longest first."""
+    expected = [entries[key] for key in sorted(entries, key=len, reverse=True) if text.startswith(key)]
+    assert list(PrefixTable(entries).chain(text)) == expected
