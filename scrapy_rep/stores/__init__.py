@@ -1,6 +1,150 @@
-"""Where robots.txt outcomes are cached (SPEC 3): the entry format, the store interface and the stores."""
+"""Where robots.txt outcomes are cached (SPEC 3): the entry format, the store interface and the stores.
 
-from ._base import FORMAT_VERSION, CorruptEntry, Entry, Outcome, Store, StoreError
-from .memory import MemoryStore
+``REP_STORE`` names the store (SPEC 3.2; docs/stores.md):
 
-__all__ = ["FORMAT_VERSION", "CorruptEntry", "Entry", "MemoryStore", "Outcome", "Store", "StoreError"]
+- ``memory`` (default): this process only, at most ``max_origins`` entries (LRU).
+- ``sqlite:///abs/path/file.db``, or ``sqlite:///./rel/file.db`` / ``sqlite:///../file.db`` for a path relative to
+  the working directory: one file shared by the processes of a machine. Query: ``timeout`` (seconds a locked
+  database is waited for, default 1).
+- ``redis://[:password@]host[:port][/db]`` (or ``rediss://`` for TLS): shared by many machines; needs the
+  ``redis`` extra and Scrapy's asyncio reactor. Query: ``prefix`` (key prefix, default ``rep:``), ``timeout``
+  (connect and command timeout in seconds, default 1), ``keep_days`` (how long entries outlive their expiry,
+  default 31).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from urllib.parse import parse_qsl, unquote, urlencode, urlsplit, urlunsplit
+
+from scrapy_rep.stores._base import FORMAT_VERSION, CorruptEntry, Entry, Outcome, Store, StoreError
+from scrapy_rep.stores.memory import MemoryStore
+from scrapy_rep.stores.sqlite import SQLiteStore
+
+__all__ = [
+    "DEFAULT_MAX_ORIGINS",
+    "FORMAT_VERSION",
+    "CorruptEntry",
+    "Entry",
+    "MemoryStore",
+    "Outcome",
+    "SQLiteStore",
+    "Store",
+    "StoreError",
+    "open_store",
+    "validate_store_uri",
+]
+
+#: Default bound of the memory store (about 1 KB each for typical robots.txt files: docs/stores.md).
+DEFAULT_MAX_ORIGINS = 100_000
+
+_DEFAULT_TIMEOUT = 1.0
+_DEFAULT_PREFIX = "rep:"
+_DEFAULT_KEEP_DAYS = 31.0  # past SPEC 2.2's default 30 days, so the last good copy is still there when needed
+_EXPECTED = "expected 'memory', 'sqlite:///path/to/file.db' or 'redis://host:port/db'"
+
+
+@dataclass(frozen=True)
+class _SQLiteSpec:
+    path: str
+    timeout: float
+
+
+@dataclass(frozen=True)
+class _RedisSpec:
+    url: str  # without our own query parameters, as redis-py reads it
+    prefix: str
+    timeout: float
+    keep: float
+
+
+def validate_store_uri(uri: str) -> None:
+    """Raise ``ValueError`` naming ``REP_STORE`` if ``uri`` is not a store this release can open. Connects to
+    nothing, so the config can call it at start-up."""
+    _parse(uri)
+
+
+def open_store(
+    uri: str, *, max_origins: int = DEFAULT_MAX_ORIGINS, clock: Callable[[], float] = time.time
+) -> Store:
+    """The store ``uri`` names. Nothing is connected yet: connection failures surface as ``StoreError`` from
+    the store's methods. ``max_origins`` bounds the memory store; ``clock`` (epoch seconds) dates SQLite leases
+    and Redis key lifetimes."""
+    spec = _parse(uri)
+    if isinstance(spec, _SQLiteSpec):
+        return SQLiteStore(spec.path, clock=clock, timeout=spec.timeout)
+    if isinstance(spec, _RedisSpec):
+        from scrapy_rep.stores.redis_store import RedisStore  # the optional ``redis`` extra
+
+        return RedisStore(spec.url, prefix=spec.prefix, timeout=spec.timeout, keep=spec.keep, clock=clock)
+    return MemoryStore(max_origins)
+
+
+def _parse(uri: str) -> _SQLiteSpec | _RedisSpec | None:
+    """The store ``uri`` describes (``None`` for memory), or ``ValueError``."""
+    if not isinstance(uri, str):
+        raise ValueError(f"REP_STORE must be a string, got {uri!r}; {_EXPECTED}")
+    if uri == "memory":
+        return None
+    try:
+        parts = urlsplit(uri)
+        parts.port  # noqa: B018 - raises ValueError for a malformed port
+    except ValueError as exc:
+        raise _invalid(uri, str(exc)) from None
+    query = dict(parse_qsl(parts.query, keep_blank_values=True))
+    if parts.scheme == "sqlite":
+        return _parse_sqlite(uri, parts.netloc, parts.path, query)
+    if parts.scheme in ("redis", "rediss"):
+        return _parse_redis(uri, parts.scheme, parts.netloc, parts.path, query)
+    raise _invalid(uri, f"unknown store {parts.scheme or uri!r}")
+
+
+def _parse_sqlite(uri: str, netloc: str, path: str, query: dict[str, str]) -> _SQLiteSpec:
+    if netloc or not path.startswith("/") or path.endswith("/"):
+        raise _invalid(uri, "a sqlite store needs a file path after 'sqlite://'")
+    _reject_unknown(uri, query, {"timeout"})
+    path = unquote(path)
+    if path.startswith(("/./", "/../")):  # sqlite:///./x.db: relative to the working directory
+        path = path[1:]
+    return _SQLiteSpec(path=path, timeout=_positive(uri, query, "timeout", _DEFAULT_TIMEOUT))
+
+
+def _parse_redis(uri: str, scheme: str, netloc: str, path: str, query: dict[str, str]) -> _RedisSpec:
+    if importlib.util.find_spec("redis") is None:
+        raise _invalid(uri, "a redis store needs the redis package: pip install 'scrapy-rep[redis]'")
+    db = path.lstrip("/")
+    if "/" in db or (db and not db.isdigit()):
+        raise _invalid(uri, f"the Redis database must be a number, got {db!r}")
+    _reject_unknown(uri, query, {"prefix", "timeout", "keep_days"})
+    return _RedisSpec(
+        url=urlunsplit((scheme, netloc, path, "", "")),
+        prefix=query.get("prefix", _DEFAULT_PREFIX),
+        timeout=_positive(uri, query, "timeout", _DEFAULT_TIMEOUT),
+        keep=_positive(uri, query, "keep_days", _DEFAULT_KEEP_DAYS) * 86400,
+    )
+
+
+def _reject_unknown(uri: str, query: dict[str, str], known: set[str]) -> None:
+    unknown = sorted(set(query) - known)
+    if unknown:
+        raise _invalid(uri, f"unknown option(s) {urlencode({k: query[k] for k in unknown})!r}")
+
+
+def _positive(uri: str, query: dict[str, str], name: str, default: float) -> float:
+    raw = query.get(name)
+    if raw is None:
+        return default
+    try:
+        value = float(raw)
+    except ValueError:
+        value = -1.0
+    if not value > 0 or value == float("inf"):
+        raise _invalid(uri, f"{name} must be a positive number of {'days' if name == 'keep_days' else 'seconds'}")
+    return value
+
+
+def _invalid(uri: str, reason: str) -> ValueError:
+    return ValueError(f"REP_STORE = {uri!r}: {reason}; {_EXPECTED}")

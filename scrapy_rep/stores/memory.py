@@ -14,6 +14,9 @@ class MemoryStore:
     single fetch per origin (SPEC 2.1), so there is nobody else to exclude.
     """
 
+    #: Entries are kept as objects, so none can be corrupt; counted by the other stores.
+    corrupt_records = 0
+
     def __init__(self, max_origins: int) -> None:
         if max_origins < 1:
             raise ValueError(f"max_origins must be at least 1, got {max_origins!r}")

@@ -1,0 +1,137 @@
+"""A store shared by crawlers on many machines, in Redis (SPEC 3.2), through redis-py's asyncio client.
+
+The asyncio client needs a running asyncio event loop: under Scrapy that is the asyncio reactor
+(``TWISTED_REACTOR = "twisted.internet.asyncioreactor.AsyncioSelectorReactor"``, Scrapy's default).
+
+Keys: ``{prefix}entry:{origin}`` holds the JSON record, ``{prefix}lease:{origin}`` the fetch lease's holder.
+Lease lifetimes are Redis server time (``PX``), not the crawler's clock.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable
+
+import redis.asyncio
+from redis.asyncio.retry import Retry
+from redis.backoff import NoBackoff
+from redis.exceptions import RedisError
+from scrapy.utils.asyncio import is_asyncio_available
+from scrapy.utils.reactor import is_reactor_installed
+
+from scrapy_rep.stores._base import CorruptEntry, Entry, StoreError
+
+logger = logging.getLogger(__name__)
+
+# Take the lease if it is free (SET NX PX) or renew it if it is already ours.
+_ACQUIRE = """
+local current = redis.call('GET', KEYS[1])
+if current == false then
+    redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2])
+    return 1
+end
+if current == ARGV[1] then
+    redis.call('PEXPIRE', KEYS[1], ARGV[2])
+    return 1
+end
+return 0
+"""
+
+# Delete the lease only if it is still ours: after it lapsed another crawler may hold it.
+_RELEASE = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then
+    return redis.call('DEL', KEYS[1])
+end
+return 0
+"""
+
+_ERRORS = (RedisError, OSError, asyncio.TimeoutError)
+
+
+class RedisStore:
+    """Entries and fetch leases in the Redis database at ``url``.
+
+    ``timeout`` bounds connecting and every command, so a dead server raises ``StoreError`` within about twice
+    that (one retry on a fresh connection rides over a server restart). Entries are kept for ``keep`` seconds
+    past their own ``expires_at`` so the last good copy outlives the TTL for stale-on-error (SPEC 2.4) and the
+    30-day rule (SPEC 2.2); every write renews that.
+    """
+
+    def __init__(
+        self, url: str, *, prefix: str, timeout: float, keep: float, clock: Callable[[], float]
+    ) -> None:
+        require_asyncio_reactor()
+        self.corrupt_records = 0
+        self._prefix = prefix
+        self._keep = keep
+        self._clock = clock
+        self._client = redis.asyncio.Redis.from_url(
+            url, socket_timeout=timeout, socket_connect_timeout=timeout, retry=Retry(NoBackoff(), 1)
+        )
+        # How messages name the server: without the password, with redis-py's defaults filled in.
+        kw = self._client.connection_pool.connection_kwargs
+        scheme = url.partition(":")[0]
+        self.where = f"{scheme}://{kw.get('host', 'localhost')}:{kw.get('port', 6379)}/{kw.get('db', 0)}"
+        self._acquire = self._client.register_script(_ACQUIRE)
+        self._release = self._client.register_script(_RELEASE)
+
+    async def get(self, origin: str) -> Entry | None:
+        try:
+            data = await self._client.get(self._key("entry", origin))
+        except _ERRORS as exc:
+            raise self._error(exc) from exc
+        if data is None:
+            return None
+        try:
+            return Entry.loads(data)
+        except CorruptEntry as exc:
+            self.corrupt_records += 1
+            logger.warning("Ignoring corrupt robots.txt cache record for %s in %s: %s", origin, self.where, exc)
+            return None
+
+    async def put(self, entry: Entry) -> None:
+        keep_ms = _ms(max(entry.expires_at - self._clock(), 0.0) + self._keep)
+        try:
+            await self._client.set(self._key("entry", entry.origin), entry.dumps(), px=keep_ms)
+        except _ERRORS as exc:
+            raise self._error(exc) from exc
+
+    async def acquire_lease(self, origin: str, holder: str, ttl: float) -> bool:
+        try:
+            granted = await self._acquire(keys=[self._key("lease", origin)], args=[holder, _ms(ttl)])
+        except _ERRORS as exc:
+            raise self._error(exc) from exc
+        return bool(granted)
+
+    async def release_lease(self, origin: str, holder: str) -> None:
+        try:
+            await self._release(keys=[self._key("lease", origin)], args=[holder])
+        except _ERRORS as exc:
+            raise self._error(exc) from exc
+
+    async def close(self) -> None:
+        try:
+            await self._client.aclose()
+        except _ERRORS as exc:
+            raise self._error(exc) from exc
+
+    def _key(self, kind: str, origin: str) -> str:
+        return f"{self._prefix}{kind}:{origin}"
+
+    def _error(self, exc: BaseException) -> StoreError:
+        return StoreError(f"Redis store {self.where}: {exc!r}")
+
+
+def require_asyncio_reactor() -> None:
+    """redis.asyncio needs asyncio's event loop: fine inside a running loop, or under the asyncio reactor; a
+    store opened outside any loop with another Twisted reactor installed could never run."""
+    if is_reactor_installed() and not is_asyncio_available():
+        raise ValueError(
+            "REP_STORE: a redis:// store needs Scrapy's asyncio reactor; set TWISTED_REACTOR = "
+            '"twisted.internet.asyncioreactor.AsyncioSelectorReactor" (the default since Scrapy 2.7)'
+        )
+
+
+def _ms(seconds: float) -> int:
+    return max(1, round(seconds * 1000))

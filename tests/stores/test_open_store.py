@@ -1,0 +1,86 @@
+"""REP_STORE URIs: what opens which store, and what fails at start-up with a message naming the setting."""
+
+from __future__ import annotations
+
+import pytest
+from storetools import run
+
+from scrapy_rep.stores import MemoryStore, SQLiteStore, open_store, validate_store_uri
+from scrapy_rep.stores.redis_store import RedisStore
+
+
+def test_memory() -> None:
+    store = open_store("memory", max_origins=7)
+    assert isinstance(store, MemoryStore)
+    assert store.max_origins == 7
+
+
+@pytest.mark.parametrize(
+    ("uri", "path"),
+    [
+        ("sqlite:///var/cache/rep.db", "/var/cache/rep.db"),
+        ("sqlite:///./rep.db", "./rep.db"),
+        ("sqlite:///../cache/rep.db", "../cache/rep.db"),
+        ("sqlite:///tmp/with%20space.db?timeout=2.5", "/tmp/with space.db"),
+    ],
+)
+def test_sqlite_paths(uri: str, path: str) -> None:
+    store = open_store(uri)
+    assert isinstance(store, SQLiteStore)
+    assert store.path == path
+
+
+@pytest.mark.parametrize(
+    ("uri", "where"),
+    [
+        ("redis://127.0.0.1:6379/0", "redis://127.0.0.1:6379/0"),
+        ("redis://localhost", "redis://localhost:6379/0"),
+        ("redis://:secret@10.0.0.1:7000/3?prefix=x:&timeout=0.3", "redis://10.0.0.1:7000/3"),
+        ("rediss://cache.internal:6380/1?keep_days=60", "rediss://cache.internal:6380/1"),
+    ],
+)
+def test_redis(uri: str, where: str) -> None:
+    """Opened inside a running loop (as under the asyncio reactor); named without its password in messages."""
+
+    async def scenario() -> RedisStore:
+        store = open_store(uri)
+        assert isinstance(store, RedisStore)
+        await store.close()
+        return store
+
+    assert run(scenario()).where == where
+
+
+@pytest.mark.parametrize(
+    ("uri", "reason"),
+    [
+        ("", "unknown store"),
+        ("Memory", "unknown store"),
+        ("memcached://localhost", "unknown store 'memcached'"),
+        ("/var/cache/rep.db", "unknown store"),
+        ("sqlite://rep.db", "needs a file path"),
+        ("sqlite://", "needs a file path"),
+        ("sqlite:///", "needs a file path"),
+        ("sqlite:///tmp/dir/", "needs a file path"),
+        ("sqlite:///tmp/x.db?timeout=0", "timeout must be a positive number of seconds"),
+        ("sqlite:///tmp/x.db?timeout=soon", "timeout must be a positive number of seconds"),
+        ("sqlite:///tmp/x.db?mode=ro", "unknown option"),
+        ("redis://localhost:port/0", "Port could not be cast"),
+        ("redis://localhost:6379/zero", "database must be a number"),
+        ("redis://localhost:6379/0/1", "database must be a number"),
+        ("redis://localhost?prefx=rep:", "unknown option"),
+        ("redis://localhost?keep_days=-1", "keep_days must be a positive number of days"),
+        ("redis://localhost?timeout=nan", "timeout must be a positive"),
+    ],
+)
+def test_malformed_uri_is_refused_naming_the_setting_and_value(uri: str, reason: str) -> None:
+    for call in (validate_store_uri, open_store):
+        with pytest.raises(ValueError, match="REP_STORE") as raised:
+            call(uri)
+        assert repr(uri) in str(raised.value)
+        assert reason in str(raised.value)
+
+
+def test_non_string_is_refused() -> None:
+    with pytest.raises(ValueError, match="REP_STORE must be a string, got 3"):
+        validate_store_uri(3)  # type: ignore[arg-type]

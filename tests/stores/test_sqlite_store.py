@@ -1,0 +1,162 @@
+"""The SQLite store: persistence across runs, several processes on one file, and failures -> StoreError."""
+
+from __future__ import annotations
+
+import multiprocessing
+import sqlite3
+from pathlib import Path
+
+import pytest
+from storetools import entry, race_for_leases, run
+
+from scrapy_rep.stores import Entry, StoreError, open_store
+
+ORIGIN = "https://example.com"
+
+
+def test_entries_survive_a_restart(tmp_path: Path) -> None:
+    """SPEC 2.2/2.4 across runs: the last good copy and first-failure time are still there after a reopen."""
+    uri = f"sqlite://{tmp_path}/cache.db"
+    written = entry(ORIGIN, status=503, error="TimeoutError", first_failure_at=1500.0, failures=2)
+
+    async def first_run() -> None:
+        store = open_store(uri)
+        await store.put(written)
+        await store.close()
+
+    async def second_run() -> Entry | None:
+        store = open_store(uri)
+        read = await store.get(ORIGIN)
+        await store.close()
+        return read
+
+    run(first_run())
+    assert run(second_run()) == written
+
+
+def test_database_is_in_wal_mode(tmp_path: Path) -> None:
+    path = tmp_path / "cache.db"
+
+    async def scenario() -> None:
+        store = open_store(f"sqlite://{path}")
+        await store.put(entry(ORIGIN))
+        await store.close()
+
+    run(scenario())
+    with sqlite3.connect(path) as conn:
+        assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    conn.close()
+
+
+def test_relative_path_is_relative_to_the_working_directory(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+
+    async def scenario() -> None:
+        store = open_store("sqlite:///./sub/../cache.db")
+        await store.put(entry(ORIGIN))
+        await store.close()
+
+    run(scenario())
+    assert (tmp_path / "cache.db").is_file()
+
+
+def test_processes_sharing_one_file_each_win_distinct_leases(tmp_path: Path) -> None:
+    """SPEC 3.2: four processes race for the leases of 200 origins on one file; each origin is won exactly
+    once, every winner's entry is stored, and no process hit a lock error."""
+    uri = f"sqlite://{tmp_path}/shared.db"
+    origins = [f"https://site{i}.example" for i in range(200)]
+    ctx = multiprocessing.get_context("spawn")
+    holders = [f"process-{i}" for i in range(4)]
+    with ctx.Manager() as manager:
+        barrier = manager.Barrier(len(holders))
+        with ctx.Pool(len(holders)) as pool:
+            won = pool.starmap(race_for_leases, [(uri, holder, origins, barrier) for holder in holders])
+
+    assert sorted(origin for origins_won in won for origin in origins_won) == sorted(origins)
+
+    async def stored() -> dict[str, str | None]:
+        store = open_store(uri)
+        result = {}
+        for origin in origins:
+            read = await store.get(origin)
+            assert read is not None
+            result[origin] = read.error
+        await store.close()
+        return result
+
+    assert run(stored()) == {origin: holder for holder, ws in zip(holders, won, strict=True) for origin in ws}
+
+
+def test_non_text_record_reads_as_missing(tmp_path: Path) -> None:
+    path = tmp_path / "cache.db"
+
+    async def scenario() -> tuple[Entry | None, int]:
+        store = open_store(f"sqlite://{path}")
+        await store.put(entry(ORIGIN))
+        with sqlite3.connect(path) as conn:
+            conn.execute("UPDATE rep_entries SET record = 42")
+        conn.close()
+        return await store.get(ORIGIN), store.corrupt_records  # type: ignore[attr-defined]
+
+    assert run(scenario()) == (None, 1)
+
+
+def test_a_file_that_is_not_a_database_raises_store_error(tmp_path: Path) -> None:
+    path = tmp_path / "cache.db"
+    path.write_bytes(b"this is not an SQLite database" * 100)
+
+    async def scenario() -> None:
+        store = open_store(f"sqlite://{path}")
+        with pytest.raises(StoreError, match="not a database"):
+            await store.get(ORIGIN)
+        with pytest.raises(StoreError):  # every call tries again, and fails again
+            await store.put(entry(ORIGIN))
+
+    run(scenario())
+
+
+def test_an_unwritable_location_raises_store_error(tmp_path: Path) -> None:
+    async def scenario() -> None:
+        store = open_store(f"sqlite://{tmp_path}/missing-dir/cache.db")
+        with pytest.raises(StoreError, match="unable to open"):
+            await store.get(ORIGIN)
+
+    run(scenario())
+
+
+def test_a_database_of_another_schema_version_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "cache.db"
+    with sqlite3.connect(path) as conn:
+        conn.execute("PRAGMA user_version = 7")
+    conn.close()
+
+    async def scenario() -> None:
+        store = open_store(f"sqlite://{path}")
+        with pytest.raises(StoreError, match="schema version 7"):
+            await store.get(ORIGIN)
+
+    run(scenario())
+
+
+def test_a_lock_held_too_long_raises_store_error_and_readers_carry_on(tmp_path: Path) -> None:
+    """Another process holding the write lock past the busy timeout: writes fail with StoreError (not a
+    stall), reads still work (WAL), and writes work again once the lock is gone."""
+    path = tmp_path / "cache.db"
+
+    async def scenario() -> None:
+        store = open_store(f"sqlite://{path}?timeout=0.05")
+        await store.put(entry(ORIGIN))
+        blocker = sqlite3.connect(path, isolation_level=None)
+        blocker.execute("BEGIN IMMEDIATE")
+        with pytest.raises(StoreError, match="locked"):
+            await store.put(entry("https://other.example"))
+        with pytest.raises(StoreError, match="locked"):
+            await store.acquire_lease(ORIGIN, "a", 60)
+        assert await store.get(ORIGIN) == entry(ORIGIN)
+        blocker.execute("ROLLBACK")
+        blocker.close()
+        await store.put(entry("https://other.example"))
+        assert await store.get("https://other.example") == entry("https://other.example")
+        await store.close()
+
+    run(scenario())

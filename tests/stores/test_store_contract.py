@@ -1,0 +1,168 @@
+"""The Store contract (SPEC 3.2-3.3), run against the memory, SQLite and Redis stores alike."""
+
+from __future__ import annotations
+
+import json
+import time
+
+import pytest
+from conftest import Backend
+from storetools import DEADLINE, entry, run
+
+from scrapy_rep.stores import Entry, Outcome, open_store
+
+ORIGIN = "https://example.com"
+
+
+def test_round_trip_keeps_every_field(backend: Backend) -> None:
+    """SPEC 3.3: outcome, body, fetch time, expiry, failure state all come back as written."""
+    written = Entry(
+        origin="https://xn--exmple-cua.com:8443", outcome=Outcome.RULES, fetched_at=1000.5, expires_at=87400.5,
+        body=b"User-agent: *\nDisallow: /\x00\xff", status=503, error="TimeoutError",
+        first_failure_at=5000.0, failures=3,
+    )
+
+    async def scenario() -> tuple[Entry | None, Entry | None]:
+        store = backend.open()
+        await store.put(written)
+        read, missing = await store.get(written.origin), await store.get("https://other.example")
+        await store.close()
+        return read, missing
+
+    read, missing = run(scenario())
+    assert read == written
+    assert missing is None
+
+
+def test_put_replaces_the_previous_entry(backend: Backend) -> None:
+    async def scenario() -> Entry | None:
+        store = backend.open()
+        await store.put(entry(ORIGIN))
+        await store.put(entry(ORIGIN, body=b"", status=404, fetched_at=2000.0))
+        read = await store.get(ORIGIN)
+        await store.close()
+        return read
+
+    read = run(scenario())
+    assert read is not None
+    assert (read.status, read.body, read.fetched_at) == (404, b"", 2000.0)
+
+
+@pytest.mark.parametrize("version", [0, 2, "1"])
+def test_record_of_another_format_version_reads_as_missing(shared_backend: Backend, version: object) -> None:
+    """A record written by an older or newer release is skipped (and then re-fetched), not misread."""
+    backend = shared_backend
+    record = entry(ORIGIN).to_record() | {"v": version}
+
+    async def scenario() -> tuple[Entry | None, int]:
+        store = backend.open()
+        await store.put(entry("https://setup.example"))  # creates the tables
+        backend.write_raw(ORIGIN, json.dumps(record).encode())
+        read = await store.get(ORIGIN)
+        await store.close()
+        return read, store.corrupt_records  # type: ignore[attr-defined]
+
+    assert run(scenario()) == (None, 1)
+
+
+@pytest.mark.parametrize("data", [b"{not json", b"\xff\xfe", b"[]", b'{"v": 1}', b"null"])
+def test_corrupt_record_reads_as_missing_and_is_counted(shared_backend: Backend, data: bytes) -> None:
+    backend = shared_backend
+
+    async def scenario() -> tuple[Entry | None, int, Entry | None]:
+        store = backend.open()
+        await store.put(entry("https://setup.example"))
+        backend.write_raw(ORIGIN, data)
+        read = await store.get(ORIGIN)
+        count = store.corrupt_records  # type: ignore[attr-defined]
+        await store.put(entry(ORIGIN))  # the re-fetch overwrites it
+        again = await store.get(ORIGIN)
+        await store.close()
+        return read, count, again
+
+    read, count, again = run(scenario())
+    assert (read, count) == (None, 1)
+    assert again == entry(ORIGIN)
+
+
+def test_lease_excludes_a_second_holder_until_released(shared_backend: Backend) -> None:
+    backend = shared_backend
+
+    async def scenario() -> list[bool]:
+        a, b = backend.open(), backend.open()
+        steps = [
+            await a.acquire_lease(ORIGIN, "crawler-a", 60),
+            await b.acquire_lease(ORIGIN, "crawler-b", 60),
+            await a.acquire_lease(ORIGIN, "crawler-a", 60),  # the holder may renew
+            await b.acquire_lease("https://other.example", "crawler-b", 60),  # leases are per origin
+        ]
+        await b.release_lease(ORIGIN, "crawler-b")  # not the holder: no effect
+        steps.append(await b.acquire_lease(ORIGIN, "crawler-b", 60))
+        await a.release_lease(ORIGIN, "crawler-a")
+        steps.append(await b.acquire_lease(ORIGIN, "crawler-b", 60))
+        await a.close()
+        await b.close()
+        return steps
+
+    assert run(scenario()) == [True, False, True, True, False, True]
+
+
+def test_memory_store_grants_every_lease() -> None:
+    """One process has one crawler state machine per origin, so the memory store never refuses (SPEC 2.1)."""
+    backend = Backend("memory", "memory", None)
+
+    async def scenario() -> list[bool]:
+        store = backend.open()
+        return [await store.acquire_lease(ORIGIN, holder, 60) for holder in ("a", "b")]
+
+    assert run(scenario()) == [True, True]
+
+
+def test_sqlite_lease_of_a_dead_holder_lapses_on_the_injected_clock(sqlite_backend: Backend) -> None:
+    """SQLite dates leases with the store's injected clock."""
+    backend = sqlite_backend
+    now = [1000.0]
+
+    async def scenario() -> list[bool]:
+        a, b = backend.open(lambda: now[0]), backend.open(lambda: now[0])
+        steps = [await a.acquire_lease(ORIGIN, "dead", 30)]
+        await a.close()  # the holder dies without releasing
+        now[0] += 29.9
+        steps.append(await b.acquire_lease(ORIGIN, "alive", 30))
+        now[0] += 0.1
+        steps.append(await b.acquire_lease(ORIGIN, "alive", 30))
+        await b.close()
+        return steps
+
+    assert run(scenario()) == [True, False, True]
+
+
+def test_redis_lease_of_a_dead_holder_lapses(redis_backend: Backend) -> None:
+    """Redis lease lifetimes are server time (PX): a short real lifetime, polled with a bounded loop."""
+    backend = redis_backend
+
+    async def scenario() -> tuple[bool, bool, bool]:
+        a, b = backend.open(), backend.open()
+        first = await a.acquire_lease(ORIGIN, "dead", 60)
+        refused = await b.acquire_lease(ORIGIN, "alive", 60)
+        await a.acquire_lease(ORIGIN, "dead", 0.05)  # renewed with a short life, then the holder dies
+        await a.close()
+        deadline = time.monotonic() + DEADLINE
+        while not await b.acquire_lease(ORIGIN, "alive", 60):
+            assert time.monotonic() < deadline, "the dead holder's lease never lapsed"
+        await b.close()
+        return first, refused, True
+
+    assert run(scenario()) == (True, False, True)
+
+
+def test_memory_store_evicts_the_least_recently_used_origin() -> None:
+    async def scenario() -> list[bool]:
+        store = open_store("memory", max_origins=2)
+        await store.put(entry("https://a.example"))
+        await store.put(entry("https://b.example"))
+        await store.get("https://a.example")  # a is now more recent than b
+        await store.put(entry("https://c.example"))
+        return [await store.get(f"https://{name}.example") is not None for name in "abc"]
+
+    assert run(scenario()) == [True, False, True]
