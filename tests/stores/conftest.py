@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 import redis
-from storetools import RedisServer
 
-from scrapy_rep.stores import Store, open_store
+from .storetools import Backend, RedisServer
 
 
 @pytest.fixture
@@ -25,23 +24,6 @@ def redis_server(tmp_path: Path) -> Iterator[RedisServer]:
         yield server
     finally:
         server.kill()
-
-
-class Backend:
-    """How a test opens a store of one kind, and writes a raw record behind its back."""
-
-    def __init__(self, name: str, uri: str, write_raw: Callable[[str, bytes], None] | None) -> None:
-        self.name = name
-        self.uri = uri
-        self._write_raw = write_raw
-
-    def open(self, clock: Callable[[], float] = lambda: 1000.0) -> Store:
-        """Call inside the coroutine that uses the store (the Redis client binds to the running loop)."""
-        return open_store(self.uri, max_origins=1000, clock=clock)
-
-    def write_raw(self, origin: str, data: bytes) -> None:
-        assert self._write_raw is not None, f"the {self.name} store keeps objects, not records"
-        self._write_raw(origin, data)
 
 
 def make_backend(name: str, request: pytest.FixtureRequest, tmp_path: Path) -> Backend:

@@ -10,12 +10,12 @@ import signal
 import socket
 import subprocess
 import time
-from collections.abc import Coroutine
+from collections.abc import Callable, Coroutine
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, TypeVar
 
-from scrapy_rep.stores import Entry, Outcome, open_store
+from scrapy_rep.stores import Entry, Outcome, Store, open_store
 
 T = TypeVar("T")
 
@@ -117,3 +117,20 @@ def race_for_leases(uri: str, holder: str, origins: list[str], barrier: Any) -> 
         return won
 
     return asyncio.run(race())
+
+
+class Backend:
+    """How a test opens a store of one kind, and writes a raw record behind its back."""
+
+    def __init__(self, name: str, uri: str, write_raw: Callable[[str, bytes], None] | None) -> None:
+        self.name = name
+        self.uri = uri
+        self._write_raw = write_raw
+
+    def open(self, clock: Callable[[], float] = lambda: 1000.0) -> Store:
+        """Call inside the coroutine that uses the store (the Redis client binds to the running loop)."""
+        return open_store(self.uri, max_origins=1000, clock=clock)
+
+    def write_raw(self, origin: str, data: bytes) -> None:
+        assert self._write_raw is not None, f"the {self.name} store keeps objects, not records"
+        self._write_raw(origin, data)

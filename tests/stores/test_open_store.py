@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import pytest
-from storetools import run
 
 from scrapy_rep.stores import MemoryStore, SQLiteStore, open_store, validate_store_uri
 from scrapy_rep.stores.redis_store import RedisStore
+
+from .storetools import run
 
 
 def test_memory() -> None:

@@ -9,9 +9,10 @@ import time
 
 import pytest
 import redis
-from storetools import DEADLINE, RedisServer, entry, run
 
 from scrapy_rep.stores import Entry, StoreError, open_store
+
+from .storetools import DEADLINE, RedisServer, entry, run
 
 ORIGIN = "https://example.com"
 DAY = 86400.0

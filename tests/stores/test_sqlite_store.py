@@ -7,9 +7,10 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from storetools import entry, race_for_leases, run
 
 from scrapy_rep.stores import Entry, StoreError, open_store
+
+from .storetools import entry, race_for_leases, run
 
 ORIGIN = "https://example.com"
 

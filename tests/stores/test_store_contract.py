@@ -6,10 +6,10 @@ import json
 import time
 
 import pytest
-from conftest import Backend
-from storetools import DEADLINE, entry, run
 
 from scrapy_rep.stores import Entry, Outcome, open_store
+
+from .storetools import DEADLINE, Backend, entry, run
 
 ORIGIN = "https://example.com"
 
