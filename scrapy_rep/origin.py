@@ -1,0 +1,80 @@
+"""URL -> normalised origin and its robots.txt URL (SPEC 1.1-1.3).
+
+The canonical origin string (``str(origin)``, e.g. ``https://xn--exmple-cua.com:8443``) is the cache key everywhere:
+the middleware's in-process map, every store, logs and stats.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+from dataclasses import dataclass
+from functools import lru_cache
+from urllib.parse import urlsplit
+
+import idna
+
+#: SPEC 1.3: the default port of a scheme equals no port. Only schemes with a robots.txt location are listed.
+DEFAULT_PORTS = {"http": 80, "https": 443, "ftp": 21}
+
+
+class NoOrigin(ValueError):
+    """The URL has no scheme with a robots.txt location, or no host, or an unreadable port."""
+
+
+@dataclass(frozen=True, slots=True)
+class Origin:
+    """(scheme, host, port) normalised per SPEC 1.3; ``port`` is None when it is the scheme's default."""
+
+    scheme: str
+    host: str
+    port: int | None
+
+    def __str__(self) -> str:
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"{self.scheme}://{host}" if self.port is None else f"{self.scheme}://{host}:{self.port}"
+
+    @property
+    def robots_url(self) -> str:
+        """SPEC 1.1: ``scheme://host[:port]/robots.txt``."""
+        return f"{self}/robots.txt"
+
+
+def origin_of(url: str) -> Origin:
+    """The origin of ``url`` (SPEC 1.3); raises ``NoOrigin`` when it has none (other schemes, no host)."""
+    parts = urlsplit(url)
+    return _origin(parts.scheme.lower(), parts.netloc)
+
+
+def is_robots_url(url: str) -> bool:
+    """SPEC 1.4: the URL is itself a robots.txt location (path exactly ``/robots.txt``, any query)."""
+    return urlsplit(url).path == "/robots.txt"
+
+
+@lru_cache(maxsize=65_536)
+def _origin(scheme: str, netloc: str) -> Origin:
+    if scheme not in DEFAULT_PORTS:
+        raise NoOrigin(f"scheme {scheme!r} has no robots.txt location")
+    parts = urlsplit(f"{scheme}://{netloc}")
+    try:
+        port = parts.port
+    except ValueError as exc:
+        raise NoOrigin(f"unreadable port in {netloc!r}") from exc
+    if not parts.hostname:
+        raise NoOrigin(f"no host in {netloc!r}")
+    return Origin(scheme, _normal_host(parts.hostname), None if port == DEFAULT_PORTS[scheme] else port)
+
+
+def _normal_host(host: str) -> str:
+    """Lower-case; IP literals in their canonical form; internationalised names in IDNA (punycode) form."""
+    host = host.lower()
+    try:
+        return str(ipaddress.ip_address(host))
+    except ValueError:
+        pass
+    if host.isascii():
+        return host
+    try:
+        return idna.encode(host, uts46=True).decode("ascii")
+    except idna.IDNAError:
+        # A name IDNA refuses still identifies one origin; keep its lower-cased form rather than fail the request.
+        return host

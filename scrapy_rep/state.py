@@ -1,0 +1,89 @@
+"""The per-origin robots.txt state machine: the one place that says which state follows which (SPEC 2.1-2.4).
+
+States (what the middleware does with a request of the origin):
+
+    UNKNOWN     no entry in this process yet              -> start a fetch, park the request
+    FETCHING    first fetch (or store read) in flight      -> park the request
+    READY       a usable entry (rules / allow-all, fresh)  -> decide at once
+    REFRESHING  entry expired, re-fetch in flight          -> park the request (the new copy decides it)
+    HOLDING     temporary full disallow, retry scheduled   -> park the request (SPEC 2.3)
+
+Events and transitions (anything not in ``TRANSITIONS`` raises ``IllegalTransition``):
+
+    UNKNOWN    --FETCH_STARTED-->   FETCHING
+    FETCHING   --FETCH_SUCCEEDED--> READY        (usable entry, including a stale copy kept on error, SPEC 2.4)
+    FETCHING   --FETCH_FAILED-->    HOLDING      (5xx/429/network error and no usable copy, SPEC 2.2)
+    READY      --EXPIRED-->         REFRESHING   (TTL passed, SPEC 3.1)
+    REFRESHING --FETCH_SUCCEEDED--> READY
+    REFRESHING --FETCH_FAILED-->    HOLDING
+    HOLDING    --RETRY_DUE-->       FETCHING     (back-off elapsed, SPEC 2.5)
+    READY      --EVICTED-->         UNKNOWN      (in-process map bounded; the store may still hold the entry)
+
+Parked requests are the ``waiters`` of an origin; they are released (or dropped) by the middleware on every
+transition into READY or HOLDING.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any
+
+from .stores import Entry
+
+
+class State(str, Enum):
+    UNKNOWN = "unknown"
+    FETCHING = "fetching"
+    READY = "ready"
+    REFRESHING = "refreshing"
+    HOLDING = "holding"
+
+
+class Event(str, Enum):
+    FETCH_STARTED = "fetch_started"
+    FETCH_SUCCEEDED = "fetch_succeeded"
+    FETCH_FAILED = "fetch_failed"
+    EXPIRED = "expired"
+    RETRY_DUE = "retry_due"
+    EVICTED = "evicted"
+
+
+TRANSITIONS: dict[tuple[State, Event], State] = {
+    (State.UNKNOWN, Event.FETCH_STARTED): State.FETCHING,
+    (State.FETCHING, Event.FETCH_SUCCEEDED): State.READY,
+    (State.FETCHING, Event.FETCH_FAILED): State.HOLDING,
+    (State.READY, Event.EXPIRED): State.REFRESHING,
+    (State.REFRESHING, Event.FETCH_SUCCEEDED): State.READY,
+    (State.REFRESHING, Event.FETCH_FAILED): State.HOLDING,
+    (State.HOLDING, Event.RETRY_DUE): State.FETCHING,
+    (State.READY, Event.EVICTED): State.UNKNOWN,
+}
+
+#: States in which a request of the origin cannot be decided yet and waits (parked outside the downloader).
+PARKING_STATES = frozenset({State.UNKNOWN, State.FETCHING, State.REFRESHING, State.HOLDING})
+
+
+class IllegalTransition(RuntimeError):
+    """An event that the current state does not accept: a bug in the caller, never a network condition."""
+
+
+@dataclass(eq=False, slots=True)
+class OriginState:
+    """One origin's machine plus what the middleware keeps beside it: the entry in effect, its parsed robots.txt
+    (``robots``, a matcher ``Robots`` or None), the parked requests' waiters and the scheduled retry call."""
+
+    origin: str
+    state: State = State.UNKNOWN
+    entry: Entry | None = None
+    robots: Any = None
+    waiters: list[Any] = field(default_factory=list)
+    retry_call: Any = None
+
+    def handle(self, event: Event) -> State:
+        """Apply ``event``; returns the new state or raises ``IllegalTransition``."""
+        try:
+            self.state = TRANSITIONS[(self.state, event)]
+        except KeyError:
+            raise IllegalTransition(f"{self.origin}: {event.value} not allowed in state {self.state.value}") from None
+        return self.state

@@ -1,0 +1,45 @@
+"""The per-origin state machine (SPEC 2.1-2.5): legal paths and illegal transitions."""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+
+from scrapy_rep.state import TRANSITIONS, Event, IllegalTransition, OriginState, State
+
+
+@pytest.mark.parametrize(
+    ("events", "final"),
+    [
+        ([Event.FETCH_STARTED, Event.FETCH_SUCCEEDED], State.READY),  # SPEC 2.2 2xx/4xx
+        ([Event.FETCH_STARTED, Event.FETCH_FAILED], State.HOLDING),  # SPEC 2.2 5xx: hold
+        ([Event.FETCH_STARTED, Event.FETCH_FAILED, Event.RETRY_DUE, Event.FETCH_SUCCEEDED], State.READY),  # 2.5
+        ([Event.FETCH_STARTED, Event.FETCH_SUCCEEDED, Event.EXPIRED, Event.FETCH_SUCCEEDED], State.READY),  # 3.1
+        ([Event.FETCH_STARTED, Event.FETCH_SUCCEEDED, Event.EXPIRED, Event.FETCH_FAILED], State.HOLDING),
+        ([Event.FETCH_STARTED, Event.FETCH_SUCCEEDED, Event.EVICTED], State.UNKNOWN),
+    ],
+)
+def test_paths(events: list[Event], final: State) -> None:
+    machine = OriginState("https://example.com")
+    for event in events:
+        machine.handle(event)
+    assert machine.state is final
+
+
+@pytest.mark.parametrize(("state", "event"), [
+    pair for pair in itertools.product(State, Event) if pair not in TRANSITIONS
+])
+def test_every_other_transition_is_illegal(state: State, event: Event) -> None:
+    machine = OriginState("https://example.com", state=state)
+    with pytest.raises(IllegalTransition, match=event.value):
+        machine.handle(event)
+    assert machine.state is state
+
+
+def test_one_fetch_at_a_time_spec_2_1() -> None:
+    """A second FETCH_STARTED while fetching is a bug, not a second download."""
+    machine = OriginState("https://example.com")
+    machine.handle(Event.FETCH_STARTED)
+    with pytest.raises(IllegalTransition):
+        machine.handle(Event.FETCH_STARTED)
