@@ -3,7 +3,8 @@
 The asyncio client needs a running asyncio event loop: under Scrapy that is the asyncio reactor
 (``TWISTED_REACTOR = "twisted.internet.asyncioreactor.AsyncioSelectorReactor"``, Scrapy's default).
 
-Keys: ``{prefix}entry:{origin}`` holds the JSON record, ``{prefix}lease:{origin}`` the fetch lease's holder.
+Keys: ``{prefix}entry:{origin}`` holds the compressed JSON record (``_codec``), ``{prefix}lease:{origin}`` the
+fetch lease's holder.
 Lease lifetimes are Redis server time (``PX``), not the crawler's clock.
 """
 
@@ -21,6 +22,7 @@ from scrapy.utils.asyncio import is_asyncio_available
 from scrapy.utils.reactor import is_reactor_installed
 
 from scrapy_rep.stores._base import CorruptEntry, Entry, StoreError
+from scrapy_rep.stores._codec import decode, encode
 
 logger = logging.getLogger(__name__)
 
@@ -84,7 +86,7 @@ class RedisStore:
         if data is None:
             return None
         try:
-            return Entry.loads(data)
+            return decode(data)
         except CorruptEntry as exc:
             self.corrupt_records += 1
             logger.warning("Ignoring corrupt robots.txt cache record for %s in %s: %s", origin, self.where, exc)
@@ -93,7 +95,7 @@ class RedisStore:
     async def put(self, entry: Entry) -> None:
         keep_ms = _ms(max(entry.expires_at - self._clock(), 0.0) + self._keep)
         try:
-            await self._client.set(self._key("entry", entry.origin), entry.dumps(), px=keep_ms)
+            await self._client.set(self._key("entry", entry.origin), encode(entry), px=keep_ms)
         except _ERRORS as exc:
             raise self._error(exc) from exc
 

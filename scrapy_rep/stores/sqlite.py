@@ -12,10 +12,12 @@ from __future__ import annotations
 
 import logging
 import sqlite3
+import time
 from collections.abc import Callable
 from typing import Any
 
 from scrapy_rep.stores._base import CorruptEntry, Entry, StoreError
+from scrapy_rep.stores._codec import decode, encode
 
 logger = logging.getLogger(__name__)
 
@@ -23,7 +25,7 @@ logger = logging.getLogger(__name__)
 SCHEMA_VERSION = 1
 
 _SCHEMA = """
-CREATE TABLE IF NOT EXISTS rep_entries (origin TEXT PRIMARY KEY, record TEXT NOT NULL) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS rep_entries (origin TEXT PRIMARY KEY, record BLOB NOT NULL) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS rep_leases (
     origin TEXT PRIMARY KEY, holder TEXT NOT NULL, expires_at REAL NOT NULL
 ) WITHOUT ROWID;
@@ -56,11 +58,8 @@ class SQLiteStore:
         rows = self._run("SELECT record FROM rep_entries WHERE origin = ?", (origin,)).fetchall()
         if not rows:
             return None
-        record = rows[0][0]
         try:
-            if not isinstance(record, (str, bytes)):
-                raise CorruptEntry(f"record is {type(record).__name__}, not JSON text")
-            return Entry.loads(record)
+            return decode(rows[0][0])
         except CorruptEntry as exc:
             self.corrupt_records += 1
             logger.warning("Ignoring corrupt robots.txt cache record for %s in %s: %s", origin, self.path, exc)
@@ -69,7 +68,7 @@ class SQLiteStore:
     async def put(self, entry: Entry) -> None:
         self._run(
             "INSERT OR REPLACE INTO rep_entries (origin, record) VALUES (?, ?)",
-            (entry.origin, entry.dumps().decode("utf-8")),
+            (entry.origin, encode(entry)),
         )
 
     async def acquire_lease(self, origin: str, holder: str, ttl: float) -> bool:
@@ -99,12 +98,27 @@ class SQLiteStore:
         if self._conn is None:
             conn = sqlite3.connect(self.path, timeout=self._timeout, isolation_level=None)
             try:
-                _prepare(conn, self.path)
+                _prepare_within(conn, self.path, self._timeout)
             except BaseException:
                 conn.close()
                 raise
             self._conn = conn
         return self._conn
+
+
+def _prepare_within(conn: sqlite3.Connection, path: str, timeout: float) -> None:
+    """``_prepare``, retried for up to ``timeout`` seconds while the file is locked: switching a new file to WAL
+    needs an exclusive lock, and SQLite refuses it at once, without its busy timeout, when several processes
+    open the new file together."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            _prepare(conn, path)
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or time.monotonic() >= deadline:
+                raise
+            time.sleep(0.005)  # as SQLite's own busy handler does; only while a new file is being set up
 
 
 def _prepare(conn: sqlite3.Connection, path: str) -> None:

@@ -8,6 +8,7 @@ import time
 import pytest
 
 from scrapy_rep.stores import Entry, Outcome, open_store
+from scrapy_rep.stores._codec import pack
 
 from .storetools import DEADLINE, Backend, entry, run
 
@@ -57,7 +58,7 @@ def test_record_of_another_format_version_reads_as_missing(shared_backend: Backe
     async def scenario() -> tuple[Entry | None, int]:
         store = backend.open()
         await store.put(entry("https://setup.example"))  # creates the tables
-        backend.write_raw(ORIGIN, json.dumps(record).encode())
+        backend.write_raw(ORIGIN, pack(json.dumps(record).encode()))
         read = await store.get(ORIGIN)
         await store.close()
         return read, store.corrupt_records  # type: ignore[attr-defined]
@@ -65,8 +66,12 @@ def test_record_of_another_format_version_reads_as_missing(shared_backend: Backe
     assert run(scenario()) == (None, 1)
 
 
-@pytest.mark.parametrize("data", [b"{not json", b"\xff\xfe", b"[]", b'{"v": 1}', b"null"])
+@pytest.mark.parametrize(
+    "data",
+    [pack(b"{not json"), pack(b"\xff\xfe"), pack(b"[]"), pack(b'{"v": 1}'), pack(b"null"), b"{}", b"\x78\x01garbage"],
+)
 def test_corrupt_record_reads_as_missing_and_is_counted(shared_backend: Backend, data: bytes) -> None:
+    """Issue 4: corrupt entries are ignored (and re-fetched), whether the JSON or its compression is broken."""
     backend = shared_backend
 
     async def scenario() -> tuple[Entry | None, int, Entry | None]:

@@ -1,0 +1,31 @@
+"""How the SQLite and Redis stores write an entry: its JSON record (``Entry.dumps``, format version inside),
+zlib-compressed. robots.txt bodies compress about 3.3x at level 1 (docs/stores.md), which matters for a Redis
+holding 100,000 origins; compressing costs ~50 µs per write, once per origin per expiry."""
+
+from __future__ import annotations
+
+import zlib
+
+from scrapy_rep.stores._base import CorruptEntry, Entry
+
+_LEVEL = 1  # level 6 saves another 10% for 60% more time
+
+
+def pack(record: bytes) -> bytes:
+    """The stored form of a JSON record."""
+    return zlib.compress(record, _LEVEL)
+
+
+def encode(entry: Entry) -> bytes:
+    return pack(entry.dumps())
+
+
+def decode(data: object) -> Entry:
+    """The entry in a stored value; ``CorruptEntry`` for anything unreadable."""
+    if not isinstance(data, bytes):
+        raise CorruptEntry(f"stored value is {type(data).__name__}, not bytes")
+    try:
+        record = zlib.decompress(data)
+    except zlib.error as exc:
+        raise CorruptEntry(f"not a compressed record: {exc}") from exc
+    return Entry.loads(record)
