@@ -1,0 +1,1 @@
+"""The example project's spiders: ``catalog`` and ``news``, configured per spider."""

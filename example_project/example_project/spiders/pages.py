@@ -1,0 +1,41 @@
+"""The crawling logic both example spiders share (this base class has no ``name``, so Scrapy does not list it)."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Iterator
+from typing import Any
+from urllib.parse import urlsplit
+
+import scrapy
+from scrapy.http import Response
+from twisted.python.failure import Failure
+
+
+class PageSpider(scrapy.Spider):
+    """Crawls the pages given as ``-a start_url=URL[,URL...]`` and every link to the same origin.
+
+    Yields one item per page crawled (``outcome: crawled``) and one per request that did not reach the site
+    (``outcome: stopped``, with the reason: e.g. robots.txt forbids it), so ``-O items.jsonl`` shows both.
+    """
+
+    def __init__(self, start_url: str = "", *args: Any, **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        self.start_urls = [url.strip() for url in start_url.split(",") if url.strip()]
+        if not self.start_urls:
+            raise ValueError("give the pages to crawl: scrapy crawl NAME -a start_url=URL[,URL...]")
+
+    async def start(self) -> AsyncIterator[scrapy.Request]:
+        for url in self.start_urls:
+            yield scrapy.Request(url, errback=self.stopped)
+
+    def parse(self, response: Response, **kwargs: Any) -> Iterator[dict[str, Any] | scrapy.Request]:
+        yield {"url": response.url, "outcome": "crawled", "status": response.status}
+        here = urlsplit(response.url).netloc
+        for href in response.css("a::attr(href)").getall():
+            url = response.urljoin(href)
+            if urlsplit(url).netloc == here:
+                yield scrapy.Request(url, errback=self.stopped)
+
+    def stopped(self, failure: Failure) -> Iterator[dict[str, Any]]:
+        request = failure.request  # type: ignore[attr-defined]
+        yield {"url": request.url, "outcome": "stopped", "reason": f"{failure.type.__name__}: {failure.value}"}

@@ -1,0 +1,159 @@
+"""``scrapy-rep check``: files, stdin and URLs (the demo site, served by ``scrapy-rep demo --serve``), exit codes."""
+
+from __future__ import annotations
+
+import json
+import socket
+from pathlib import Path
+
+from .conftest import run_cli
+
+ROBOTS = """\
+User-agent: *
+Disallow: /private/
+Allow: /private/press-kit
+
+User-agent: examplebot
+Disallow: /members/
+"""
+
+
+def write(tmp_path: Path, text: str | bytes) -> str:
+    path = tmp_path / "robots.txt"
+    path.write_bytes(text.encode() if isinstance(text, str) else text)
+    return str(path)
+
+
+def test_file_disallowed_url_names_the_deciding_rule_and_exits_1(tmp_path: Path) -> None:
+    done = run_cli("check", write(tmp_path, ROBOTS), "https://example.com/private/x", "/private/press-kit")
+    assert done.returncode == 1
+    lines = done.stdout.splitlines()
+    assert lines[1].startswith("DISALLOWED  https://example.com/private/x")
+    assert "disallow: /private/ (line 2)" in lines[1]
+    assert lines[2].startswith("ALLOWED     /private/press-kit") and "allow: /private/press-kit (line 3)" in lines[2]
+
+
+def test_all_allowed_exits_0_and_says_when_no_rule_matches(tmp_path: Path) -> None:
+    done = run_cli("check", write(tmp_path, ROBOTS), "/public", "/")
+    assert done.returncode == 0
+    assert done.stdout.count("no rule matches") == 2
+
+
+def test_stdin(tmp_path: Path) -> None:
+    done = run_cli("check", "-", "/private/a", stdin=ROBOTS)
+    assert done.returncode == 1
+    assert "robots.txt <stdin>:" in done.stdout and "disallow: /private/ (line 2)" in done.stdout
+
+
+def test_each_user_agent_is_checked_and_a_comma_list_is_one_crawler(tmp_path: Path) -> None:
+    """SPEC 6.2: examplebot has its own group; SPEC 6.3: 'examplebot-news,examplebot' falls back to examplebot."""
+    done = run_cli(
+        "check", write(tmp_path, ROBOTS), "/members/a", "-u", "examplebot", "-u", "otherbot",
+        "--user-agent", "examplebot-news,examplebot", "--json",
+    )
+    results = json.loads(done.stdout)["results"]
+    verdicts = {tuple(r["user_agent"]): r["allowed"] for r in results}
+    assert verdicts == {("examplebot",): False, ("otherbot",): True, ("examplebot-news", "examplebot"): False}
+
+
+def test_json_document(tmp_path: Path) -> None:
+    done = run_cli("check", write(tmp_path, ROBOTS), "/private/a", "/x", "--json", "-u", "bot")
+    document = json.loads(done.stdout)
+    assert document["exit_code"] == done.returncode == 1
+    assert document["robots_txt"]["outcome"] == "rules"
+    assert document["results"][0] == {
+        "url": "/private/a", "user_agent": ["bot"], "allowed": False,
+        "rule": {"type": "disallow", "pattern": "/private/", "line": 2},
+    }
+    assert document["results"][1]["rule"] is None and document["results"][1]["allowed"] is True
+
+
+def test_default_token_is_scrapys(tmp_path: Path) -> None:
+    """SPEC 6.4: a fresh Scrapy project's USER_AGENT has the product token 'Scrapy'."""
+    done = run_cli("check", write(tmp_path, "User-agent: scrapy\nDisallow: /\n"), "/a", "--json")
+    assert json.loads(done.stdout)["results"][0]["user_agent"] == ["Scrapy"]
+    assert done.returncode == 1
+
+
+def test_url_200_is_obeyed(demo_site: dict[str, str]) -> None:
+    base = demo_site["rules"]
+    done = run_cli("check", f"{base}/robots.txt", f"{base}/private/accounts", f"{base}/files/report.pdf?download=1")
+    assert done.returncode == 1
+    assert "HTTP 200" in done.stdout.splitlines()[0]
+    assert "DISALLOWED  " + base + "/private/accounts" in done.stdout
+    assert "ALLOWED     " + base + "/files/report.pdf?download=1" in done.stdout
+
+
+def test_url_404_allows_everything(demo_site: dict[str, str]) -> None:
+    base = demo_site["missing"]
+    done = run_cli("check", f"{base}/robots.txt", f"{base}/private/notes", "--json")
+    document = json.loads(done.stdout)
+    assert done.returncode == 0
+    assert document["robots_txt"]["outcome"] == "allow-all" and document["robots_txt"]["status"] == 404
+    assert document["results"][0]["allowed"] is True
+
+
+def test_url_503_is_a_temporary_full_disallow_with_exit_3(demo_site: dict[str, str]) -> None:
+    base = demo_site["down"]
+    done = run_cli("check", f"{base}/robots.txt", f"{base}/", f"{base}/catalogue")
+    assert done.returncode == 3
+    assert "HTTP 503: temporarily unavailable" in done.stdout
+    assert done.stdout.count("DISALLOWED") == 2
+
+
+def test_url_503_then_recovery(demo_site: dict[str, str]) -> None:
+    """The flaky origin answers 503 three times, then serves its rules (SPEC 2.2)."""
+    base = demo_site["flaky"]
+    codes = [run_cli("check", f"{base}/robots.txt", f"{base}/checkout/cart").returncode for _ in range(4)]
+    assert codes == [3, 3, 3, 1]
+
+
+def test_url_redirects_are_followed_across_origins(demo_site: dict[str, str]) -> None:
+    """SPEC 2.2: three hops, the last to another origin, whose body is obeyed for the original origin."""
+    base = demo_site["redirect"]
+    done = run_cli("check", f"{base}/robots.txt", f"{base}/drafts/1", f"{base}/posts/1", "--json")
+    document = json.loads(done.stdout)
+    assert document["robots_txt"]["redirects"] == 3 and document["robots_txt"]["status"] == 200
+    assert [r["allowed"] for r in document["results"]] == [False, True]
+
+
+def test_url_more_than_five_redirects_is_a_404(demo_site: dict[str, str]) -> None:
+    base = demo_site["redirect"]
+    done = run_cli("check", f"{base}/robots-loop.txt", f"{base}/drafts/1")
+    assert done.returncode == 0
+    assert "more than 5 redirects: no valid robots.txt (SPEC 2.2: like a 404), everything allowed" in done.stdout
+
+
+def test_url_past_the_size_cap(demo_site: dict[str, str]) -> None:
+    """SPEC 4.4: the rule past 512,000 bytes is not read."""
+    base = demo_site["oversized"]
+    done = run_cli("check", f"{base}/robots.txt", f"{base}/admin/users", f"{base}/beyond-the-cap/page", "--json")
+    document = json.loads(done.stdout)
+    assert "only the first 512000 are used" in document["robots_txt"]["detail"]
+    assert [r["allowed"] for r in document["results"]] == [False, True]
+
+
+def test_connection_refused_is_temporary_with_exit_3() -> None:
+    with socket.socket() as sock:  # a port nobody listens on once closed
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    done = run_cli("check", f"http://127.0.0.1:{port}/robots.txt", "/")
+    assert done.returncode == 3
+    assert "network error" in done.stdout and "temporarily unavailable" in done.stdout
+
+
+def test_errors_are_one_line_without_traceback(tmp_path: Path, demo_site: dict[str, str]) -> None:
+    cases = [
+        ("check", str(tmp_path / "absent.txt"), "/"),
+        ("check", write(tmp_path, ROBOTS)),
+        ("check", write(tmp_path, ROBOTS), "not-a-url"),
+        ("check", write(tmp_path, ROBOTS), "/", "-u", ","),
+        ("check", f"{demo_site['rules']}/robots.txt", "https://other.example/x"),
+        ("frobnicate",),
+        (),
+    ]
+    for args in cases:
+        done = run_cli(*args)
+        assert done.returncode == 2, args
+        assert "Traceback" not in done.stderr and len(done.stderr.strip().splitlines()) == 1, (args, done.stderr)
+        assert done.stderr.startswith("scrapy-rep"), args

@@ -1,0 +1,59 @@
+"""``example_project/``: a real Scrapy project; ``scrapy list`` and ``scrapy crawl`` work inside it, through the
+add-on, against the demo site served by ``scrapy-rep demo --serve``."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from .conftest import REPO
+
+PROJECT = REPO / "example_project"
+SCRAPY = Path(sys.executable).parent / "scrapy"
+
+pytestmark = pytest.mark.slow
+
+
+def scrapy(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([str(SCRAPY), *args], cwd=PROJECT, capture_output=True, text=True, timeout=120, check=False)
+
+
+def crawl(tmp_path: Path, spider: str, urls: list[str]) -> tuple[dict[str, str], str]:
+    """Run a spider; return url -> outcome (and reason, for stopped requests) and Scrapy's log."""
+    out = tmp_path / f"{spider}.jsonl"
+    done = scrapy("crawl", spider, "-a", f"start_url={','.join(urls)}", "-O", str(out), "-s", "LOG_LEVEL=INFO")
+    assert done.returncode == 0, done.stderr[-3000:]
+    items = [json.loads(line) for line in out.read_text().splitlines()]
+    return {item["url"]: item.get("reason", item["outcome"]) for item in items}, done.stderr
+
+
+def test_scrapy_list_shows_both_spiders() -> None:
+    done = scrapy("list")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["catalog", "news"]
+
+
+def test_catalog_crawls_as_examplebot_through_the_addon(tmp_path: Path, demo_site: dict[str, str]) -> None:
+    base = demo_site["agents"]
+    outcomes, log = crawl(tmp_path, "catalog", [f"{base}/", f"{base}/members/profile"])
+    assert outcomes[f"{base}/"] == "crawled"
+    assert outcomes[f"{base}/members/profile"].startswith("IgnoreRequest: Forbidden by robots.txt: line 6")
+    assert "'rep/requests/forbidden': 1" in log  # scrapy-rep's stats: the add-on replaced the built-in
+    assert "robotstxt/request_count" not in log
+
+
+def test_news_uses_its_own_tokens_and_crawl_delay(tmp_path: Path, demo_site: dict[str, str]) -> None:
+    """Per-spider settings: REP_USER_AGENT = [examplebot-news, examplebot] and REP_OBEY_CRAWL_DELAY."""
+    base = demo_site["agents"]
+    outcomes, log = crawl(tmp_path, "news", [f"{base}/", f"{base}/members/profile"])
+    assert outcomes[f"{base}/"] == outcomes[f"{base}/members/profile"] == "crawled"  # its group allows all
+    assert "'rep/crawl_delay/" in log
+
+
+def test_a_spider_without_start_url_says_what_to_give() -> None:
+    done = scrapy("crawl", "catalog")
+    assert "give the pages to crawl: scrapy crawl NAME -a start_url=URL" in done.stderr
