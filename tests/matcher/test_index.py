@@ -99,11 +99,15 @@ def test_no_match_and_no_rules() -> None:
     assert RuleIndex([]).best("/") is None
 
 
-def test_trigrams_of_a_short_path_are_looked_up() -> None:
-    """With more indexed trigrams than path characters, the path's own trigrams select the candidates."""
-    rules = [rule(False, f"/*{word}", line) for line, word in enumerate(["abc", "bcd", "cde", "def", "efg", "fgh"], 1)]
-    assert RuleIndex(rules).best("/def") is rules[3]
-    assert RuleIndex(rules).best("/xyz") is None
+@pytest.mark.parametrize("words", [["abc"], ["abc", "bcd", "cde", "def", "efg", "fgh", "ghi", "hij"]])
+def test_infix_candidates_are_confirmed(words: list[str]) -> None:
+    """A rule filed under a literal is returned only if its whole pattern matches, whether the candidates are
+    tested one by one (few) or found through the path's trigrams (more candidates than path characters)."""
+    rules = [rule(False, f"/*{word}*x", line) for line, word in enumerate(words, 1)]
+    index = RuleIndex(rules)
+    assert index.best("/abcx") is rules[0]
+    assert index.best("/abc") is None
+    assert index.best("/xabc") is None
 
 
 def test_prefix_table_walks_up_from_a_non_prefix_predecessor() -> None:

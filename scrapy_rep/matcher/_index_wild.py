@@ -1,0 +1,118 @@
+"""The wildcard rules of a group, indexed by a literal that every path they match must contain (SPEC 7.3, 7.4).
+
+Each wildcard shape is filed under the most selective literal it has:
+
+* its first piece (``/shop/*.pdf``: the path starts with ``/shop/``): a :class:`PrefixTable` of buckets, of which
+  a query reads only those whose key is a prefix of the path;
+* its last piece when ``$``-anchored (``/*.pdf$``: the path ends with ``.pdf``): the same with reversed keys,
+  queried with the reversed path;
+* otherwise one of its pieces (``/*/private/``: the path contains ``/private/``), looked up either by testing the
+  piece against the path, one candidate at a time in rank order (when few candidates could beat the best match
+  so far), or through the rarest trigram of the piece, with the path's own trigrams (when many could): the cost
+  is O(min(candidates, len(path))) lookups.
+
+A shape with no literal of 3 characters or more stays under its (short, possibly empty) first piece: such a
+pattern is short, hence of low priority, and is skipped as soon as a longer rule matched. Every bucket is sorted
+by rank and read only while its ranks beat the best match so far; a candidate is confirmed by ``Shape.matches``.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left
+from collections.abc import Iterable
+from operator import itemgetter
+
+from ._index_prefix import PrefixTable
+from ._pattern import Shape
+
+_GRAM = 3  # trigram keys: long enough to be selective, short enough that most wildcard pieces have one
+_Bucket = list[tuple[int, Shape]]  # shapes with their rank, highest rank first
+_rank_of = itemgetter(0)
+
+
+class WildcardIndex:
+    """Wildcard shapes with their ranks (higher decides), queried for the best one matching a path."""
+
+    __slots__ = ("_grams", "_infix", "_infix_above", "_prefix", "_suffix", "_tops", "top")
+
+    def __init__(self, shapes: dict[Shape, int]) -> None:
+        prefix: dict[str, _Bucket] = {}
+        suffix: dict[str, _Bucket] = {}
+        infix: list[tuple[int, str, Shape]] = []
+        for shape, rank in shapes.items():
+            tail = len(shape.rest[-1]) if shape.anchored else 0
+            piece = max(shape.rest, key=len)
+            if max(len(shape.first), tail) < _GRAM <= len(piece):
+                infix.append((rank, piece, shape))
+            elif tail > len(shape.first):
+                suffix.setdefault(shape.rest[-1][::-1], []).append((rank, shape))
+            else:
+                prefix.setdefault(shape.first, []).append((rank, shape))
+        for bucket in (*prefix.values(), *suffix.values()):
+            bucket.sort(key=_rank_of, reverse=True)
+        infix.sort(key=_rank_of, reverse=True)
+        self._prefix = PrefixTable(prefix)
+        self._suffix = PrefixTable(suffix)
+        self._infix = infix
+        self._infix_above = [-entry[0] for entry in infix]  # ascending: bisect counts the ranks above a rank
+        self._grams = _by_rarest_trigram(infix)
+        # The best rank each structure holds: a structure is skipped when a better rule already matched.
+        self._tops = (_top(prefix.values()), _top(suffix.values()), infix[0][0] if infix else -1)
+        self.top = max(self._tops)
+
+    def best(self, path: str, rank: int) -> int:
+        """The best rank among ``rank`` and the shapes matching ``path``."""
+        prefix_top, suffix_top, infix_top = self._tops
+        if prefix_top > rank:
+            for bucket in self._prefix.chain(path):
+                rank = _scan(bucket, path, rank)
+        if suffix_top > rank:
+            for bucket in self._suffix.chain(path[::-1]):
+                rank = _scan(bucket, path, rank)
+        if infix_top > rank:
+            rank = self._best_infix(path, rank)
+        return rank
+
+    def _best_infix(self, path: str, rank: int) -> int:
+        """The best rank among ``rank`` and the infix-filed shapes matching ``path``."""
+        if bisect_left(self._infix_above, -rank) <= len(path):
+            for candidate, piece, shape in self._infix:
+                if candidate <= rank:
+                    break
+                if piece in path and shape.matches(path):
+                    return candidate
+            return rank
+        grams = self._grams
+        found = {path[i : i + _GRAM] for i in range(len(path) - _GRAM + 1)}
+        for gram in found & grams.keys():
+            rank = _scan(grams[gram], path, rank)
+        return rank
+
+
+def _scan(bucket: _Bucket, path: str, rank: int) -> int:
+    """The best rank among ``rank`` and the shapes of ``bucket`` matching ``path``; stops at the first match."""
+    for candidate, shape in bucket:
+        if candidate <= rank:
+            break
+        if shape.matches(path):
+            return candidate
+    return rank
+
+
+def _by_rarest_trigram(infix: list[tuple[int, str, Shape]]) -> dict[str, _Bucket]:
+    """Buckets of the infix shapes (in rank order) keyed by the trigram of their piece that fewest pieces have."""
+    grams_of = [{piece[i : i + _GRAM] for i in range(len(piece) - _GRAM + 1)} for _, piece, _ in infix]
+    counts: dict[str, int] = {}
+    for grams in grams_of:
+        for gram in grams:
+            counts[gram] = counts.get(gram, 0) + 1
+    buckets: dict[str, _Bucket] = {}
+    for (rank, _, shape), grams in zip(infix, grams_of, strict=True):
+        key = min(sorted(grams), key=counts.__getitem__)
+        buckets.setdefault(key, []).append((rank, shape))
+    return buckets
+
+
+def _top(buckets: Iterable[_Bucket]) -> int:
+    """The best rank in some rank-sorted buckets, -1 when there are none."""
+    return max((bucket[0][0] for bucket in buckets), default=-1)
