@@ -8,6 +8,7 @@ per-line parse results the way Google's RobotsParsingReporter does (for the lint
 from ._agents import extract_user_agent, is_valid_user_agent
 from ._escape import escape_pattern
 from ._parser import MAX_BYTES, MAX_LINE_BYTES, Key, LineMetadata, ParseHandler, parse_lines
+from ._report import UNUSED_KEYS, LineKind, ParsedLine, ParseReport, report
 from ._robots import Robots, UserAgent, Verdict, parse
 from ._rules import Rule
 from ._urls import path_params_query
@@ -15,9 +16,13 @@ from ._urls import path_params_query
 __all__ = [
     "MAX_BYTES",
     "MAX_LINE_BYTES",
+    "UNUSED_KEYS",
     "Key",
+    "LineKind",
     "LineMetadata",
     "ParseHandler",
+    "ParseReport",
+    "ParsedLine",
     "Robots",
     "Rule",
     "UserAgent",
@@ -28,4 +33,5 @@ __all__ = [
     "parse",
     "parse_lines",
     "path_params_query",
+    "report",
 ]
