@@ -5,7 +5,7 @@
 - ``memory`` (default): this process only, at most ``max_origins`` entries (LRU).
 - ``sqlite:///abs/path/file.db``, or ``sqlite:///./rel/file.db`` / ``sqlite:///../file.db`` for a path relative to
   the working directory: one file shared by the processes of a machine. Query: ``timeout`` (seconds a locked
-  database is waited for, default 1).
+  database is waited for, default 5).
 - ``redis://[:password@]host[:port][/db]`` (or ``rediss://`` for TLS): shared by many machines; needs the
   ``redis`` extra and Scrapy's asyncio reactor. Query: ``prefix`` (key prefix, default ``rep:``), ``timeout``
   (connect and command timeout in seconds, default 1), ``keep_days`` (how long entries outlive their expiry,
@@ -41,7 +41,8 @@ __all__ = [
 #: Default bound of the memory store (about 1 KB each for typical robots.txt files: docs/stores.md).
 DEFAULT_MAX_ORIGINS = 100_000
 
-_DEFAULT_TIMEOUT = 1.0
+_DEFAULT_SQLITE_TIMEOUT = 5.0  # waited in the store's worker thread, not on the reactor: sqlite.py
+_DEFAULT_REDIS_TIMEOUT = 1.0  # a dead or hung Redis is reported after about twice this
 _DEFAULT_PREFIX = "rep:"
 _DEFAULT_KEEP_DAYS = 31.0  # past SPEC 2.2's default 30 days, so the last good copy is still there when needed
 _EXPECTED = "expected 'memory', 'sqlite:///path/to/file.db' or 'redis://host:port/db'"
@@ -109,7 +110,7 @@ def _parse_sqlite(uri: str, netloc: str, path: str, query: dict[str, str]) -> _S
     path = unquote(path)
     if path.startswith(("/./", "/../")):  # sqlite:///./x.db: relative to the working directory
         path = path[1:]
-    return _SQLiteSpec(path=path, timeout=_positive(uri, query, "timeout", _DEFAULT_TIMEOUT))
+    return _SQLiteSpec(path=path, timeout=_positive(uri, query, "timeout", _DEFAULT_SQLITE_TIMEOUT))
 
 
 def _parse_redis(uri: str, scheme: str, netloc: str, path: str, query: dict[str, str]) -> _RedisSpec:
@@ -122,7 +123,7 @@ def _parse_redis(uri: str, scheme: str, netloc: str, path: str, query: dict[str,
     return _RedisSpec(
         url=urlunsplit((scheme, netloc, path, "", "")),
         prefix=query.get("prefix", _DEFAULT_PREFIX),
-        timeout=_positive(uri, query, "timeout", _DEFAULT_TIMEOUT),
+        timeout=_positive(uri, query, "timeout", _DEFAULT_REDIS_TIMEOUT),
         keep=_positive(uri, query, "keep_days", _DEFAULT_KEEP_DAYS) * 86400,
     )
 

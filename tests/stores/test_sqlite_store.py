@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import asyncio
 import multiprocessing
 import sqlite3
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -161,3 +164,46 @@ def test_a_lock_held_too_long_raises_store_error_and_readers_carry_on(tmp_path: 
         await store.close()
 
     run(scenario())
+
+
+def test_a_lock_wait_happens_off_the_event_loop(tmp_path: Path) -> None:
+    """While a put waits for another connection's write lock, the event loop keeps running: here the loop itself
+    releases that lock, so the put succeeds. Run inline, the put would freeze the loop until its timeout and fail."""
+    path = tmp_path / "cache.db"
+
+    async def scenario() -> Entry | None:
+        store = open_store(f"sqlite://{path}?timeout=3")
+        await store.put(entry(ORIGIN))
+        blocker = sqlite3.connect(path, isolation_level=None)
+        blocker.execute("BEGIN IMMEDIATE")
+
+        async def release_lock() -> None:
+            blocker.execute("ROLLBACK")
+            blocker.close()
+
+        await asyncio.gather(store.put(entry("https://other.example")), release_lock())
+        read = await store.get("https://other.example")
+        await store.close()
+        return read
+
+    assert run(scenario()) == entry("https://other.example")
+
+
+def test_under_a_non_asyncio_reactor_statements_run_inline(tmp_path: Path) -> None:
+    """With the select reactor there is no asyncio loop to wait on; the store still works, inline."""
+    code = (
+        "import sys\n"
+        "from twisted.internet import selectreactor; selectreactor.install()\n"
+        "from twisted.internet import defer, task\n"
+        "from scrapy_rep.stores import Entry, Outcome, open_store\n"
+        "async def main():\n"
+        "    store = open_store(sys.argv[1])\n"
+        "    await store.put(Entry('https://a.example', Outcome.ALLOW_ALL, 1.0, 2.0, status=404))\n"
+        "    print('read', (await store.get('https://a.example')).status, await store.acquire_lease('o', 'h', 9))\n"
+        "    await store.close()\n"
+        "task.react(lambda reactor: defer.Deferred.fromCoroutine(main()))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code, f"sqlite://{tmp_path}/cache.db"], capture_output=True,
+                          text=True, timeout=60, cwd=Path(__file__).resolve().parents[2])
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "read 404 True"

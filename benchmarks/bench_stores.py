@@ -1,0 +1,284 @@
+"""What each REP_STORE costs: memory per cached origin, per-call latency, SQLite shared by several processes, and
+the footprint of 100,000 origins. Prints tables; asserts nothing (docs/stores.md holds the figures of one run).
+
+Run from the repository root: ``.venv/bin/python -m benchmarks.bench_stores`` (``--help`` for the sizes).
+The Redis rows use a private redis-server on a free loopback port (skipped when the binary is absent).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import gc
+import multiprocessing
+import os
+import statistics
+import tempfile
+import time
+import tracemalloc
+from collections.abc import Awaitable, Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import redis
+
+from benchmarks._corpus import load_corpus
+from scrapy_rep.matcher import MAX_BYTES, parse
+from scrapy_rep.stores import Entry, Outcome, Store, open_store
+from tests.stores.storetools import RedisServer
+
+AGENT = "examplebot"
+NOW = 1_000_000.0
+
+
+def bodies() -> list[bytes]:
+    """The corpus bodies as the middleware would keep them: capped at the default REP_MAX_SIZE."""
+    corpus = load_corpus()
+    if not corpus:
+        raise SystemExit("../shared/corpus/robots not found: the benchmark needs the shared corpus")
+    return [body[:MAX_BYTES] for _, body in corpus]
+
+
+def entry_for(i: int, body: bytes) -> Entry:
+    """A fresh entry for origin ``i`` with its own copy of ``body`` (as if downloaded)."""
+    return Entry(origin=f"https://site{i}.example", outcome=Outcome.RULES, fetched_at=NOW, expires_at=NOW + 86400,
+                 body=bytes(bytearray(body)), status=200)
+
+
+def table(title: str, header: list[str], rows: list[list[Any]]) -> None:
+    cells = [header] + [[f"{c:,.1f}" if isinstance(c, float) else f"{c:,}" if isinstance(c, int) else str(c)
+                         for c in row] for row in rows]
+    widths = [max(len(row[i]) for row in cells) for i in range(len(header))]
+    print(f"\n{title}")
+    for n, row in enumerate(cells):
+        print("  " + "  ".join(c.rjust(w) if i else c.ljust(w) for i, (c, w) in enumerate(zip(row, widths))))
+        if n == 0:
+            print("  " + "  ".join("-" * w for w in widths))
+
+
+def distribution(values: list[float]) -> list[float]:
+    ordered = sorted(values)
+    return [statistics.mean(ordered), ordered[len(ordered) // 2], ordered[int(len(ordered) * 0.9)], ordered[-1]]
+
+
+# --- memory per cached origin --------------------------------------------------------------------------------
+
+
+def memory_per_origin(corpus: list[bytes]) -> None:
+    """Python heap per origin (tracemalloc): the entry a store holds, and the parsed robots.txt the middleware
+    decides with, before and after its first decision (which builds the agent's rule index)."""
+    sizes: dict[str, list[float]] = {"entry (body + fields)": [], "parsed Robots": [], "parsed Robots, decided": [],
+                                     "total per origin": []}
+    tracemalloc.start()
+    for i, body in enumerate(corpus):
+        gc.collect()
+        start = tracemalloc.get_traced_memory()[0]
+        entry = entry_for(i, body)
+        after_entry = tracemalloc.get_traced_memory()[0]
+        robots = parse(entry.body)
+        after_parse = tracemalloc.get_traced_memory()[0]
+        robots.allowed(f"{entry.origin}/some/page.html", AGENT)
+        after_decision = tracemalloc.get_traced_memory()[0]
+        sizes["entry (body + fields)"].append(after_entry - start)
+        sizes["parsed Robots"].append(after_parse - after_entry)
+        sizes["parsed Robots, decided"].append(after_decision - after_entry)
+        sizes["total per origin"].append(after_decision - start)
+        del entry, robots
+    tracemalloc.stop()
+    table(f"Memory per cached origin, bytes ({len(corpus)} corpus files, bodies capped at {MAX_BYTES:,} B)",
+          ["what", "mean", "median", "p90", "max"],
+          [[name, *map(int, distribution(values))] for name, values in sizes.items()])
+
+
+# --- latency of store calls ----------------------------------------------------------------------------------
+
+
+async def call_latency(store: Store, corpus: list[bytes], calls: int) -> list[float]:
+    """Microseconds per call: get of a stored origin, get of a missing one, put, lease acquire+release, and a
+    whole miss (get, acquire, put, release: what one crawler does once per origin per expiry)."""
+    origins = 1000
+    for i in range(origins):
+        await store.put(entry_for(i, corpus[i % len(corpus)]))
+    entries = [entry_for(i, corpus[i % len(corpus)]) for i in range(origins)]
+
+    async def timed(step: Callable[[int], Awaitable[object]]) -> float:
+        started = time.perf_counter()
+        for n in range(calls):
+            await step(n)
+        return (time.perf_counter() - started) / calls * 1e6
+
+    async def miss(n: int) -> None:
+        origin = f"https://miss{n}.example"
+        await store.get(origin)
+        await store.acquire_lease(origin, "bench", 300)
+        await store.put(Entry(origin=origin, outcome=Outcome.RULES, fetched_at=NOW, expires_at=NOW + 86400,
+                              body=entries[n % origins].body, status=200))
+        await store.release_lease(origin, "bench")
+
+    async def lease(n: int) -> None:
+        await store.acquire_lease(f"https://lease{n}.example", "bench", 300)
+        await store.release_lease(f"https://lease{n}.example", "bench")
+
+    return [
+        await timed(lambda n: store.get(f"https://site{n % origins}.example")),
+        await timed(lambda n: store.get(f"https://absent{n}.example")),
+        await timed(lambda n: store.put(entries[n % origins])),
+        await timed(lease),
+        await timed(miss),
+    ]
+
+
+def latencies(corpus: list[bytes], calls: int, workdir: Path, redis_url: str | None) -> None:
+    rows = []
+    uris = [("memory", "memory"), ("sqlite", f"sqlite://{workdir}/latency.db")]
+    if redis_url:
+        uris.append(("redis (loopback)", redis_url))
+
+    for name, uri in uris:
+        async def measure(uri: str = uri) -> list[float]:
+            store = open_store(uri, clock=lambda: NOW)
+            try:
+                return await call_latency(store, corpus, calls)
+            finally:
+                await store.close()
+
+        rows.append([name, *asyncio.run(measure())])
+    table(f"Store call latency, µs per call ({calls:,} calls each, one process)",
+          ["store", "get hit", "get miss", "put", "lease+release", "whole miss"], rows)
+
+
+# --- SQLite shared by several processes ------------------------------------------------------------------------
+
+
+def sqlite_worker(uri: str, worker: int, rounds: int, corpus: list[bytes], barrier: Any) -> list[float]:
+    """One crawler process: whole misses on origins that every process races for; µs per store call."""
+
+    async def work() -> list[float]:
+        store = open_store(uri)
+        per_call = []
+        barrier.wait()
+        for n in range(rounds):
+            origin = f"https://shared{n}.example"
+            for step in (store.get(origin), store.acquire_lease(origin, f"w{worker}", 300),
+                         store.put(entry_for(n, corpus[n % len(corpus)])), store.release_lease(origin, f"w{worker}")):
+                started = time.perf_counter()
+                await step
+                per_call.append((time.perf_counter() - started) * 1e6)
+        await store.close()
+        return per_call
+
+    return asyncio.run(work())
+
+
+def sqlite_contention(corpus: list[bytes], processes: int, rounds: int, workdir: Path) -> None:
+    """How long the reactor thread is held by one inline SQLite call while other processes write the file."""
+    uri = f"sqlite://{workdir}/contention.db"
+    ctx = multiprocessing.get_context("spawn")
+    with ctx.Manager() as manager:
+        barrier = manager.Barrier(processes)
+        with ctx.Pool(processes) as pool:
+            results = pool.starmap(sqlite_worker, [(uri, w, rounds, corpus[:200], barrier) for w in range(processes)])
+    calls = sorted(c for result in results for c in result)
+    table(f"SQLite shared by {processes} processes, µs per call ({len(calls):,} calls, all writing the same origins)",
+          ["", "mean", "median", "p99", "p99.9", "max"],
+          [["inline call", statistics.mean(calls), calls[len(calls) // 2], calls[int(len(calls) * 0.99)],
+            calls[int(len(calls) * 0.999)], calls[-1]]])
+
+
+# --- footprint of many origins ---------------------------------------------------------------------------------
+
+
+def rss() -> int:
+    """Resident set size of this process, bytes (Linux)."""
+    with open("/proc/self/statm") as statm:
+        return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+
+
+def footprint_worker(kind: str, target: str, origins: int, corpus: list[bytes]) -> dict[str, float]:
+    """Runs in a fresh process: stores ``origins`` entries and reports what that cost."""
+
+    async def fill() -> dict[str, float]:
+        gc.collect()
+        before = rss()
+        store = open_store(target, max_origins=origins, clock=lambda: NOW)
+        keep = []  # the middleware's parsed copies, for the "memory + parsed" row
+        started = time.perf_counter()
+        for i in range(origins):
+            entry = entry_for(i, corpus[i % len(corpus)])
+            await store.put(entry)
+            if kind == "memory + parsed":
+                robots = parse(entry.body)
+                robots.allowed(f"{entry.origin}/page.html", AGENT)
+                keep.append(robots)
+        elapsed = time.perf_counter() - started
+        gc.collect()
+        result = {"rss": rss() - before, "seconds": elapsed}
+        await store.close()
+        return result
+
+    return asyncio.run(fill())
+
+
+def footprints(corpus: list[bytes], origins: int, workdir: Path, redis_server: RedisServer | None) -> None:
+    ctx = multiprocessing.get_context("spawn")
+    rows = []
+    for kind in ("memory", "memory + parsed", "sqlite", "redis"):
+        target = f"sqlite://{workdir}/footprint.db" if kind == "sqlite" else "memory"
+        if kind == "redis":
+            if redis_server is None:
+                continue
+            with redis.Redis(port=redis_server.port) as client:
+                client.flushall()
+                redis_before = client.info("memory")["used_memory"]
+            target = redis_server.url
+        with ctx.Pool(1) as pool:
+            result = pool.apply(footprint_worker, (kind, target, origins, corpus))
+        stored = ""
+        if kind == "sqlite":
+            size = sum(p.stat().st_size for p in workdir.glob("footprint.db*"))
+            stored = f"{size / 2**20:,.1f} MiB file ({size / origins:,.0f} B/origin)"
+        elif kind == "redis":
+            with redis.Redis(port=redis_server.port) as client:  # type: ignore[union-attr]
+                used = client.info("memory")["used_memory"] - redis_before
+            stored = f"{used / 2**20:,.1f} MiB Redis used_memory ({used / origins:,.0f} B/origin)"
+        rows.append([kind, f"{result['rss'] / 2**20:,.1f}", f"{result['rss'] / origins:,.0f}", stored,
+                     f"{result['seconds'] / origins * 1e6:,.1f}"])
+    table(f"{origins:,} origins (corpus bodies cycled, mean {statistics.mean(map(len, corpus)):,.0f} B)",
+          ["store", "crawler RSS MiB", "RSS B/origin", "stored outside the crawler", "µs per put"], rows)
+
+
+@contextmanager
+def maybe_redis(workdir: Path) -> Iterator[RedisServer | None]:
+    try:
+        server = RedisServer(workdir)
+    except FileNotFoundError:
+        print("redis-server not on PATH: Redis rows skipped")
+        yield None
+        return
+    server.start()
+    try:
+        yield server
+    finally:
+        server.kill()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--origins", type=int, default=100_000, help="origins for the footprint table")
+    parser.add_argument("--calls", type=int, default=10_000, help="calls per latency figure")
+    parser.add_argument("--processes", type=int, default=4, help="processes sharing one SQLite file")
+    parser.add_argument("--rounds", type=int, default=2_000, help="whole misses per process in the SQLite table")
+    args = parser.parse_args()
+    corpus = bodies()
+    with tempfile.TemporaryDirectory() as tmp:
+        workdir = Path(tmp)
+        with maybe_redis(workdir) as redis_server:
+            memory_per_origin(corpus)
+            latencies(corpus, args.calls, workdir, redis_server.url if redis_server else None)
+            sqlite_contention(corpus, args.processes, args.rounds, workdir)
+            footprints(corpus, args.origins, workdir, redis_server)
+
+
+if __name__ == "__main__":
+    main()
