@@ -15,10 +15,11 @@ from __future__ import annotations
 import argparse
 import http.client
 import json
+import re
 import sys
 import urllib.error
 import urllib.request
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -27,14 +28,13 @@ from urllib.parse import urljoin
 from scrapy_rep import __version__
 from scrapy_rep.matcher import (
     MAX_LINE_BYTES,
-    Key,
-    LineMetadata,
+    LineKind,
+    ParsedLine,
     extract_user_agent,
     is_valid_user_agent,
     parse,
-    parse_lines,
+    report,
 )
-from scrapy_rep.matcher._parser import classify_key, split_lines
 from scrapy_rep.origin import NoOrigin, origin_of
 from scrapy_rep.policy import TOO_MANY_REDIRECTS, FetchResult, outcome_of
 from scrapy_rep.stores import Outcome
@@ -260,14 +260,15 @@ def _tokens(value: str) -> list[str]:
 
 # --- lint -------------------------------------------------------------------------------------------------------------
 
-#: Fields Google ignores that other crawlers read: why each is worth a finding (SPEC 5.3, 9.2).
+#: Why each field Google ignores but other crawlers read is worth a finding (SPEC 5.3, 9.2); others: _UNUSED.
 _UNSUPPORTED = {
-    b"crawl-delay": "Google ignores it (SPEC 5.3); scrapy-rep obeys it only with REP_OBEY_CRAWL_DELAY = True",
-    b"clean-param": "Yandex's field: Google ignores it (SPEC 5.3)",
-    b"host": "Yandex's old field: Google ignores it (SPEC 5.3)",
-    b"noindex": "not a robots.txt field: Google ignores it",
+    "crawl-delay": "Google ignores it (SPEC 5.3); scrapy-rep obeys it only with REP_OBEY_CRAWL_DELAY = True",
+    "clean-param": "Yandex's field: Google ignores it (SPEC 5.3)",
+    "host": "Yandex's old field: Google ignores it (SPEC 5.3)",
 }
-_EXACT_KEYS = {b"user-agent", b"allow", b"disallow", b"sitemap"}
+_UNUSED = "a field other crawlers read: Google ignores it (SPEC 5.3)"
+_LINE_BREAK = re.compile(rb"\r\n|\r|\n")
+_RULES = (LineKind.ALLOW, LineKind.DISALLOW)
 
 
 @dataclass(frozen=True, slots=True)
@@ -282,92 +283,78 @@ class Finding:
         return f"line {self.line}: {self.kind}: {self.message}"
 
 
-class _LintHandler:
-    """A ``ParseHandler`` (scrapy_rep.matcher) that turns what the parser sees into findings, in file order."""
-
-    def __init__(self) -> None:
-        self.findings: list[Finding] = []
-        self._seen_user_agent = False
-        self._lines: dict[int, bytes] = {}
-
-    def note(self, line: int, kind: str, message: str) -> None:
-        self.findings.append(Finding(line, kind, message))
-
-    def user_agent(self, line: int, value: bytes) -> None:
-        self._seen_user_agent = True
-        text = value.decode("utf-8", "replace")
-        token = extract_user_agent(text)
-        if text != "*" and not text.startswith("* ") and not is_valid_user_agent(text):
-            counted = f"only {token!r} counts" if token else "no product token: the group applies to no crawler"
-            self.note(line, "user-agent", f"{text!r} is not a product token of [A-Za-z_-]: {counted} (SPEC 5.6)")
-
-    def allow(self, line: int, value: bytes) -> None:
-        self._rule(line, "allow", value)
-
-    def disallow(self, line: int, value: bytes) -> None:
-        self._rule(line, "disallow", value)
-
-    def _rule(self, line: int, kind: str, value: bytes) -> None:
-        if not self._seen_user_agent:
-            self.note(line, "rule-before-user-agent", f"{kind} before any user-agent line: ignored (SPEC 6.1)")
-            return
-        text = value.decode("utf-8", "replace")
-        if value and not value.startswith((b"/", b"*")):
-            self.note(line, "never-matches", f"{kind}: {text} does not start with / or *: it matches no URL (SPEC 7.1)")
-        if b"$" in value[:-1]:
-            self.note(
-                line, "dollar-in-middle",
-                f"{kind}: {text}: $ anchors only at the end of a pattern; here it is a literal $ (SPEC 7.3)",
-            )
-
-    def sitemap(self, line: int, value: bytes) -> None:
-        if not value.startswith((b"http://", b"https://")):
-            shown = value.decode("utf-8", "replace")
-            self.note(line, "sitemap", f"sitemap {shown!r} is not an absolute URL (SPEC 5.5)")
-
-    def unknown(self, line: int, key: bytes, value: bytes) -> None:
-        name = key.lower()
-        shown = key.decode("utf-8", "replace")
-        if name in _UNSUPPORTED:
-            self.note(line, "unsupported-field", f"{shown}: {_UNSUPPORTED[name]}")
-        else:
-            self.note(line, "unknown-field", f"unknown field {shown!r}: ignored (SPEC 5.3)")
-
-    def line_metadata(self, line: int, metadata: LineMetadata) -> None:
-        if metadata.is_line_too_long:
-            self.note(line, "line-too-long", f"longer than {MAX_LINE_BYTES} bytes: the rest of the line is ignored")
-        if metadata.has_invalid_utf8:
-            self.note(line, "invalid-utf8", "bytes that are not UTF-8 (SPEC 4.3): compared as they are")
-        if metadata.is_missing_colon_separator:
-            self.note(line, "missing-colon", "no ':' after the field: accepted as two tokens (Google extension)")
-        if metadata.is_acceptable_typo:
-            self.note(line, "typo", "a misspelt field name Google accepts (SPEC 5.2)")
-        if not (metadata.has_directive or metadata.is_empty or metadata.is_comment):
-            self.note(line, "not-a-directive", "not a 'field: value' line: ignored (SPEC 4.2)")
-
-
 def lint(body: bytes, max_bytes: int = MAX_BYTES) -> list[Finding]:
-    """Every finding of ``body``, in line order; content past ``max_bytes`` is one finding (SPEC 4.4)."""
-    handler = _LintHandler()
-    used = body[:max_bytes]
-    parse_lines(used, handler)
-    _note_key_prefixes(used, handler)
-    if len(body) > max_bytes:
-        cut = len(split_lines(used))
-        handler.note(cut, "past-size-cap", f"the file is longer than {max_bytes} bytes: from here on it is ignored")
-    return sorted(handler.findings, key=lambda finding: finding.line)
+    """Every finding of ``body``, in line order, from the matcher's per-line ``report`` (read exactly as ``parse``
+    reads it); content past ``max_bytes`` is one finding at the line the cap falls in (SPEC 4.4)."""
+    parsed = report(body, max_bytes=max_bytes)
+    written_keys = [_written_key(raw) for raw in _LINE_BREAK.split(body[:max_bytes].removeprefix(b"\xef\xbb\xbf"))]
+    findings = [
+        Finding(line.line_num, kind, message)
+        for line in parsed.lines
+        for kind, message in _line_findings(line, _at(written_keys, line.line_num - 1))
+    ]
+    if parsed.ignored_bytes:
+        findings.append(Finding(
+            parsed.last_line_seen, "past-size-cap",
+            f"the file is longer than {max_bytes} bytes: from here on ({parsed.ignored_bytes} bytes) it is ignored",
+        ))
+    return findings
 
 
-def _note_key_prefixes(body: bytes, handler: _LintHandler) -> None:
-    """Google extension: a field is recognised when its name STARTS with a known one (``disallowed:`` is
-    ``disallow``); say so when the name is longer than the field it was read as."""
-    for number, raw in enumerate(split_lines(body), 1):
-        line = raw.split(b"#", 1)[0].strip()
-        key = line.split(b":", 1)[0].strip().lower() if b":" in line else b""
-        kind, typo = classify_key(key)
-        if kind is not Key.UNKNOWN and not typo and key not in _EXACT_KEYS:
-            shown = key.decode("utf-8", "replace")
-            handler.note(number, "field-name", f"{shown!r} is read as {kind.value!r} (Google extension)")
+def _at(keys: list[str], index: int) -> str:
+    return keys[index] if index < len(keys) else ""
+
+
+def _written_key(raw: bytes) -> str:
+    """The field name as written on a line (before ``:``), lower-cased; empty when there is no colon."""
+    text = raw.split(b"#", 1)[0]
+    return text.split(b":", 1)[0].strip().lower().decode("utf-8", "replace") if b":" in text else ""
+
+
+def _line_findings(line: ParsedLine, written_key: str) -> Iterator[tuple[str, str]]:
+    """(kind, message) for each thing worth saying about one line."""
+    meta = line.metadata
+    if meta.is_line_too_long:
+        yield "line-too-long", f"longer than {MAX_LINE_BYTES} bytes: the rest of the line is ignored"
+    if meta.has_invalid_utf8:
+        yield "invalid-utf8", "bytes that are not UTF-8 (SPEC 4.3): compared as they are"
+    if meta.is_missing_colon_separator:
+        yield "missing-colon", "no ':' after the field: accepted as two tokens (Google extension)"
+    if line.is_typo:
+        yield "typo", f"{written_key or line.key!r} is a misspelling Google accepts as {line.key!r} (SPEC 5.2)"
+    elif written_key and line.kind not in (LineKind.UNKNOWN, LineKind.UNUSED) and written_key != line.key:
+        yield "field-name", f"{written_key!r} is read as {line.key!r}: Google matches field names by prefix"
+    if not (meta.has_directive or meta.is_empty or meta.is_comment):
+        yield "not-a-directive", "not a 'field: value' line: ignored (SPEC 4.2)"
+    elif line.kind is LineKind.USER_AGENT:
+        yield from _agent_findings(line.value)
+    elif line.kind in _RULES:
+        yield from _rule_findings(line)
+    elif line.kind is LineKind.SITEMAP and not line.value.startswith(("http://", "https://")):
+        yield "sitemap", f"sitemap {line.value!r} is not an absolute URL (SPEC 5.5)"
+    elif line.kind is LineKind.UNUSED:
+        yield "unsupported-field", f"{line.key}: {_UNSUPPORTED.get(line.key.lower(), _UNUSED)}"
+    elif line.kind is LineKind.UNKNOWN and meta.has_directive:
+        yield "unknown-field", f"unknown field {line.key!r}: ignored (SPEC 5.3)"
+
+
+def _agent_findings(value: str) -> Iterator[tuple[str, str]]:
+    if value == "*" or value.startswith("* ") or is_valid_user_agent(value):
+        return
+    token = extract_user_agent(value)
+    counted = f"only {token!r} counts" if token else "no product token: the group applies to no crawler"
+    yield "user-agent", f"{value!r} is not a product token of [A-Za-z_-]: {counted} (SPEC 5.6)"
+
+
+def _rule_findings(line: ParsedLine) -> Iterator[tuple[str, str]]:
+    rule = f"{line.key}: {line.value}"
+    if line.before_user_agent:
+        yield "rule-before-user-agent", f"{line.key} before any user-agent line: ignored (SPEC 6.1)"
+        return
+    if line.value and not line.value.startswith(("/", "*")):
+        yield "never-matches", f"{rule} does not start with / or *: it matches no URL (SPEC 7.1)"
+    if "$" in line.value[:-1]:
+        yield "dollar-in-middle", f"{rule}: $ anchors only at the end of a pattern; here it is a literal $ (SPEC 7.3)"
 
 
 def run_lint(args: argparse.Namespace) -> int:

@@ -106,3 +106,11 @@ def test_lint_stdin_and_missing_file(tmp_path: Path) -> None:
     assert run_cli("lint", "-", stdin="User-agent: *\nDisalow: /x\n").returncode == 1
     missing = run_cli("lint", str(tmp_path / "absent"))
     assert missing.returncode == 2 and "Traceback" not in missing.stderr
+
+
+def test_bom_and_fields_of_other_crawlers(tmp_path: Path) -> None:
+    """SPEC 4.2: a BOM is skipped (line 1 stays clean); SPEC 5.3: Yandex's host and other crawlers' fields."""
+    body = b"\xef\xbb\xbfUser-agent: *\nHost: example.com\nNoindex: /x\nDisallow: /y\n"
+    done = run_cli("lint", write(tmp_path, body), "--json")
+    findings = [(f["line"], f["kind"]) for f in json.loads(done.stdout)["findings"]]
+    assert findings == [(2, "unsupported-field"), (3, "unsupported-field")]
