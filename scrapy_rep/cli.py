@@ -2,8 +2,8 @@
 
 Exit codes (documented in README, "The CLI"):
 
-* ``0``: every URL allowed (``check``), no finding (``lint``), demo finished;
-* ``1``: some URL disallowed (``check``), findings (``lint``);
+* ``0``: every URL allowed (``check``), no finding (``lint``), every demo page went as robots.txt says (``demo``);
+* ``1``: some URL disallowed (``check``), findings (``lint``), a demo page did not go as robots.txt says;
 * ``2``: usage or input error (bad arguments, missing file, unreadable URL);
 * ``3``: robots.txt temporarily unavailable (5xx, 429 or network error: SPEC 2.2 disallows the whole origin).
 
@@ -26,6 +26,7 @@ from typing import Any
 from urllib.parse import urljoin
 
 from scrapy_rep import __version__
+from scrapy_rep.config import Config
 from scrapy_rep.matcher import (
     MAX_LINE_BYTES,
     LineKind,
@@ -46,9 +47,9 @@ EXIT_UNAVAILABLE = 3
 
 #: The product token of Scrapy's default ``USER_AGENT`` (SPEC 6.4): what a fresh Scrapy project identifies as.
 DEFAULT_TOKEN = "Scrapy"
-#: SPEC 4.4 and 2.2: the same defaults as the middleware's ``REP_MAX_SIZE`` and ``REP_MAX_REDIRECTS``.
-MAX_BYTES = 512_000
-MAX_REDIRECTS = 5
+#: SPEC 4.4 and 2.2: the middleware's defaults for ``REP_MAX_SIZE`` and ``REP_MAX_REDIRECTS``.
+MAX_BYTES = Config.max_size
+MAX_REDIRECTS = Config.max_redirects
 FETCH_TIMEOUT = 30.0
 FETCH_USER_AGENT = f"scrapy-rep/{__version__} (robots.txt tester)"
 
