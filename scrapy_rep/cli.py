@@ -256,6 +256,10 @@ def _tokens(value: str) -> list[str]:
     tokens = [token.strip() for token in value.split(",") if token.strip()]
     if not tokens:
         raise UsageError(f"empty --user-agent value: {value!r}")
+    for token in tokens:
+        if not is_valid_user_agent(token):  # SPEC 6.4, as REP_USER_AGENT is validated
+            hint = f"; did you mean {extract_user_agent(token)!r}?" if extract_user_agent(token) else ""
+            raise UsageError(f"--user-agent {token!r} is not a product token ([A-Za-z_-]+){hint}")
     return tokens
 
 
@@ -418,8 +422,9 @@ def build_parser() -> argparse.ArgumentParser:
     lint_cmd.set_defaults(run=run_lint)
 
     demo_cmd = commands.add_parser("demo", help="crawl a local demo site through the middleware and report")
-    demo_cmd.add_argument("--compare", action="store_true", help="also crawl with Scrapy's built-in middleware")
-    demo_cmd.add_argument("--serve", action="store_true", help="only serve the demo site until Ctrl-C")
+    mode = demo_cmd.add_mutually_exclusive_group()
+    mode.add_argument("--compare", action="store_true", help="also crawl with Scrapy's built-in middleware")
+    mode.add_argument("--serve", action="store_true", help="only serve the demo site until Ctrl-C")
     demo_cmd.set_defaults(run=run_demo)
     return parser
 

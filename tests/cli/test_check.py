@@ -148,6 +148,8 @@ def test_errors_are_one_line_without_traceback(tmp_path: Path, demo_site: dict[s
         ("check", write(tmp_path, ROBOTS)),
         ("check", write(tmp_path, ROBOTS), "not-a-url"),
         ("check", write(tmp_path, ROBOTS), "/", "-u", ","),
+        ("check", write(tmp_path, ROBOTS), "/", "-u", "examplebot/1.0"),
+        ("demo", "--serve", "--compare"),
         ("check", f"{demo_site['rules']}/robots.txt", "https://other.example/x"),
         ("frobnicate",),
         (),
