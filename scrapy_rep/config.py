@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 from urllib.parse import urlsplit
 
 from scrapy.exceptions import NotConfigured
@@ -166,11 +166,19 @@ def _store_uri(value: Any) -> str:
 
 
 def _clock(value: Any) -> Clock | None:
+    """An IReactorTime provider, or a zero-argument callable returning one. Scrapy deep-copies settings, which
+    would copy a clock object given directly; a callable (``lambda: clock``) survives the copy as itself."""
     if value is None:
         return None
-    if callable(getattr(value, "seconds", None)) and callable(getattr(value, "callLater", None)):
-        return value  # type: ignore[no-any-return]
-    raise ConfigError("REP_CLOCK", value, "expected an IReactorTime provider such as twisted.internet.task.Clock")
+    clock = value if _is_clock(value) else value() if callable(value) else None
+    if _is_clock(clock):
+        return cast(Clock, clock)
+    raise ConfigError("REP_CLOCK", value, "expected an IReactorTime provider such as twisted.internet.task.Clock "
+                      "(or a callable returning one)")
+
+
+def _is_clock(value: Any) -> bool:
+    return callable(getattr(value, "seconds", None)) and callable(getattr(value, "callLater", None))
 
 
 def _check_pairs(config: Config) -> None:

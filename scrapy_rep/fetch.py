@@ -1,0 +1,159 @@
+"""One robots.txt download through Scrapy's engine, with its own redirects and a size cap during transfer.
+
+The robots request goes through the project's other downloader middlewares (proxy, headers, cookies...; SPEC 2.1)
+but is marked so that none of them retries, redirects or meta-refreshes it: this module follows redirects itself
+(SPEC 2.2) and ``policy`` decides what a status means. The size cap (SPEC 4.4) is enforced while the body arrives
+(``stop_at_cap`` on Scrapy's ``bytes_received`` signal) and while it is decompressed (``bounded_decode``, used by
+``middleware.RobotsBodyMiddleware`` before Scrapy's HttpCompressionMiddleware could inflate it).
+"""
+
+from __future__ import annotations
+
+import zlib
+from collections.abc import Callable
+from typing import Any
+from urllib.parse import urljoin, urlsplit
+
+import brotli  # type: ignore[import-untyped]
+from scrapy import Request
+from scrapy.exceptions import StopDownload
+from scrapy.http import Response
+from scrapy.http.request import NO_CALLBACK
+
+from .origin import Origin
+from .policy import BAD_REDIRECT, REDIRECT_LOOP, TOO_MANY_REDIRECTS, FetchResult
+
+#: Marks a robots.txt request (and carries its size cap) for the signal handler and the body middleware.
+ROBOTS_META_KEY = "rep_robots_max_size"
+#: Same as Scrapy's built-in: robots.txt goes ahead of the origin's queued pages.
+ROBOTS_PRIORITY = 1000
+REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
+ACCEPT_ENCODING = b"gzip, deflate, br"
+
+
+def robots_request(url: str, max_size: int) -> Request:
+    """The request for one hop. SPEC 2.2: no other middleware retries, redirects or meta-refreshes it; every
+    status reaches us; the transfer size is ours to cap (``download_maxsize`` 0 so Scrapy does not fail it first)."""
+    return Request(
+        url,
+        priority=ROBOTS_PRIORITY,
+        dont_filter=True,
+        callback=NO_CALLBACK,
+        headers={"Accept-Encoding": ACCEPT_ENCODING},
+        meta={
+            "dont_obey_robotstxt": True,
+            "dont_retry": True,
+            "dont_redirect": True,
+            "handle_httpstatus_all": True,
+            "allow_offsite": True,
+            "download_maxsize": 0,
+            "download_warnsize": 0,
+            ROBOTS_META_KEY: max_size,
+        },
+    )
+
+
+def stop_at_cap(data: bytes, request: Request) -> None:
+    """``bytes_received`` handler: stop a robots.txt transfer once its cap is reached, keeping what arrived."""
+    max_size = request.meta.get(ROBOTS_META_KEY)
+    if max_size is None:
+        return
+    received = request.meta.get("rep_received", 0) + len(data)
+    request.meta["rep_received"] = received
+    if received >= max_size:
+        raise StopDownload(fail=False)
+
+
+def bounded_decode(body: bytes, encodings: list[str], max_size: int) -> bytes:
+    """Undo ``Content-Encoding`` (gzip, deflate, br; applied in order) producing at most ``max_size`` bytes, so a
+    decompression bomb is never inflated past the cap. A truncated or corrupt stream yields what decoded cleanly;
+    an unknown encoding yields an empty body (treated as an empty robots.txt) rather than bytes of junk."""
+    for encoding in reversed(encodings):
+        decoder = _DECODERS.get(encoding)
+        if decoder is None:
+            return b""
+        body = decoder(body, max_size)
+    return body[:max_size]
+
+
+def _inflate(body: bytes, max_size: int, wbits: int) -> bytes:
+    decompressor = zlib.decompressobj(wbits)
+    try:
+        return decompressor.decompress(body, max_size)
+    except zlib.error:
+        return b""
+
+
+def _deflate(body: bytes, max_size: int) -> bytes:
+    # zlib-wrapped as the RFC says, or raw deflate as some servers send.
+    return _inflate(body, max_size, zlib.MAX_WBITS) or _inflate(body, max_size, -zlib.MAX_WBITS)
+
+
+def _unbrotli(body: bytes, max_size: int) -> bytes:
+    decompressor = brotli.Decompressor()
+    out = b""
+    try:
+        chunk = decompressor.process(body, output_buffer_limit=max_size)
+        while chunk and len(out) < max_size:
+            out += chunk
+            if decompressor.is_finished():
+                break
+            chunk = decompressor.process(b"", output_buffer_limit=max_size - len(out))
+    except brotli.error:
+        pass
+    return out[:max_size]
+
+
+_DECODERS: dict[str, Callable[[bytes, int], bytes]] = {
+    "gzip": lambda body, cap: _inflate(body, cap, 16 + zlib.MAX_WBITS),
+    "x-gzip": lambda body, cap: _inflate(body, cap, 16 + zlib.MAX_WBITS),
+    "deflate": _deflate,
+    "br": _unbrotli,
+    "identity": lambda body, cap: body[:cap],
+}
+
+
+class RobotsFetcher:
+    """Downloads one origin's robots.txt, following up to ``max_redirects`` redirects itself (SPEC 2.2)."""
+
+    def __init__(self, download: Callable[[Request], Any], max_size: int, max_redirects: int) -> None:
+        self.download = download
+        self.max_size = max_size
+        self.max_redirects = max_redirects
+
+    async def fetch(self, origin: Origin) -> FetchResult:
+        """The final status/body or error; never raises for network or HTTP conditions."""
+        url = origin.robots_url
+        seen = {url}
+        for hop in range(self.max_redirects + 1):
+            try:
+                response: Response = await self.download(robots_request(url, self.max_size))
+            except Exception as exc:  # every download failure is an outcome (SPEC 2.2 network errors)
+                return FetchResult(error=type(exc).__name__, redirects=hop)
+            location = response.headers.get(b"Location")
+            if response.status not in REDIRECT_STATUSES or not location:
+                return _result(response, self.max_size, hop)
+            url = urljoin(response.url, location.decode("latin-1").strip())
+            parts = urlsplit(url)
+            if parts.scheme not in ("http", "https") or not parts.hostname:
+                # A redirect we cannot follow is a redirect chain without a robots.txt: 404 semantics.
+                return FetchResult(error=BAD_REDIRECT, redirects=hop + 1)
+            if url in seen:
+                return FetchResult(error=REDIRECT_LOOP, redirects=hop + 1)
+            seen.add(url)
+        # SPEC 2.2: past the maximum, treat as 404.
+        return FetchResult(error=TOO_MANY_REDIRECTS, redirects=self.max_redirects + 1)
+
+
+def _result(response: Response, max_size: int, redirects: int) -> FetchResult:
+    def header(name: bytes) -> str | None:
+        value = response.headers.get(name)
+        return value.decode("latin-1") if value is not None else None
+
+    return FetchResult(
+        status=response.status,
+        body=response.body[:max_size],
+        cache_control=header(b"Cache-Control"),
+        retry_after=header(b"Retry-After"),
+        redirects=redirects,
+    )

@@ -1,0 +1,35 @@
+"""Session-wide test set-up: every Twisted/Scrapy test runs under Scrapy's default reactor, the asyncio one.
+
+pytest-twisted installs the reactor named by its ``--reactor`` option; we choose ``asyncio`` here so that
+``pytest`` alone (the README's command) matches Scrapy's ``TWISTED_REACTOR`` default.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_configure(config: pytest.Config) -> None:
+    if config.getoption("reactor", "default") == "default":
+        config.option.reactor = "asyncio"
+
+
+@pytest.fixture
+def sites() -> Any:
+    """A factory of started ``tests.servers.Site``s, all stopped after the test: ``site = sites(default=...)``."""
+    from tests.servers import Site
+
+    started: list[Site] = []
+
+    def make(**kwargs: Any) -> Site:
+        site = Site(**kwargs).start()
+        started.append(site)
+        return site
+
+    yield make
+    for site in started:
+        if site.port is not None:
+            site.port.stopListening()
