@@ -46,7 +46,7 @@ class Verdict:
             return f"allowed: no rule for {agent!r} matches {self.path!r}"
         kind = "Allow" if self.rule.allow else "Disallow"
         verdict = "allowed" if self.allowed else "disallowed"
-        return (f"{verdict}: line {self.rule.line} ({kind}: {self.rule.written}) is the longest rule for "
+        return (f"{verdict} by line {self.rule.line} ({kind}: {self.rule.written}), the longest rule for "
                 f"{agent!r} matching {self.path!r}")
 
     def __repr__(self) -> str:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from scrapy_rep.matcher import parse, report
+from scrapy_rep.matcher import MAX_BYTES, parse, report
 
 from ._shared import CORPUS, require
 
@@ -56,7 +56,7 @@ def test_corpus_decisions_agree_with_google() -> None:
     for path in corpus_files():
         text = path.read_bytes().decode("utf-8", "replace")  # the bindings take text; both sides get the same
         rng = random.Random(path.name)
-        robots = parse(text)
+        robots = parse(text, max_bytes=None)  # Google's library has no size cap (SPEC 4.4 is ours)
         agents = ["googlebot", "FooBot", *rng.sample(robots.agents, min(len(robots.agents), NAMED_AGENTS_PER_FILE))]
         for url in derived_urls(text.encode("utf-8"), rng):
             for agent in agents:
@@ -87,6 +87,21 @@ def test_corpus_bytes_decisions_agree_with_google(agent: str) -> None:
             continue
         except UnicodeDecodeError:
             pass
-        robots = parse(body)
+        robots = parse(body, max_bytes=None)
         for url in derived_urls(body, random.Random(path.name)):
             assert robots.allowed(url, agent) is google_allowed(body, agent, url), (path.name, url)
+
+
+def test_corpus_files_past_the_cap_decide_as_google_on_their_first_512000_bytes() -> None:
+    """SPEC 4.4: for files past the cap, our default parse equals Google's answer on the truncated body."""
+    from ._google import google_allowed
+
+    big = [path for path in corpus_files() if path.stat().st_size > MAX_BYTES]
+    assert big, "the corpus holds files past the cap"
+    for path in big:
+        body = path.read_bytes()
+        robots = parse(body)
+        truncated = body[:MAX_BYTES]
+        for url in derived_urls(body, random.Random(path.name)):
+            for agent in ("googlebot", "FooBot"):
+                assert robots.allowed(url, agent) is google_allowed(truncated, agent, url), (path.name, url)

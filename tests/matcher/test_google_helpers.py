@@ -1,0 +1,77 @@
+"""Google's helper functions and parse reporters, ported from the ``other_cases`` of the conformance data
+(google/robotstxt robots_test.cc and reporting_robots_test.cc): SPEC 5.2, 5.6, 6.4, 7.1, 7.2."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from scrapy_rep.matcher import (
+    LineKind,
+    escape_pattern,
+    extract_user_agent,
+    is_valid_user_agent,
+    path_params_query,
+    report,
+)
+
+from ._shared import body_of, cases
+
+GOOGLE = "google-robotstxt.json"
+
+
+@pytest.mark.parametrize("case", cases(GOOGLE, "other_cases", "IsValidUserAgentToObey"))
+def test_is_valid_user_agent(case: dict[str, Any]) -> None:
+    """SPEC 6.4: a token to obey is a non-empty run of [A-Za-z_-]."""
+    assert is_valid_user_agent(case["input"]) is case["expected"]
+
+
+@pytest.mark.parametrize("case", cases(GOOGLE, "other_cases", "GetPathParamsQuery"))
+def test_path_params_query(case: dict[str, Any]) -> None:
+    """SPEC 7.1: path, params and query, no scheme, authority or fragment; always starts with '/'."""
+    assert path_params_query(case["input"]) == case["expected"]
+
+
+@pytest.mark.parametrize("case", cases(GOOGLE, "other_cases", "MaybeEscapePattern"))
+def test_escape_pattern(case: dict[str, Any]) -> None:
+    """SPEC 7.2: non-ASCII octets %-encoded, existing escapes upper-cased."""
+    assert escape_pattern(case["input"]) == case["expected"]
+
+
+@pytest.mark.parametrize("case", cases(GOOGLE, "other_cases", "ParseRobotsTxt"))
+def test_parse_reporters(case: dict[str, Any]) -> None:
+    """SPEC 4.1-4.2, 5: line counting (LF, CRLF, CR, mixed), BOM skipping, sitemaps, per-line metadata."""
+    parsed = report(body_of(case, "input"))
+    expected = case["expected"]
+    if case["handler"] == "RobotsStatsReporter":
+        got = {"valid_directives": parsed.valid_directives, "unknown_directives": parsed.unknown_directives,
+               "last_line_seen": parsed.last_directive_line, "sitemap": "".join(parsed.sitemaps)}
+    else:
+        got = {"valid_directives": parsed.valid_directives, "last_line_seen": parsed.last_line_seen,
+               "parse_results_count": len(parsed.lines)}
+    assert {key: got[key] for key in expected if key != "lines"} == {k: v for k, v in expected.items() if k != "lines"}
+    for want in expected.get("lines", []):
+        line = parsed.lines[want["line_num"] - 1]
+        assert line.line_num == want["line_num"]
+        assert line.kind is LineKind(want["tag_name"])
+        assert line.is_typo is want["is_typo"]
+        assert {flag: getattr(line.metadata, flag) for flag in want["metadata"]} == want["metadata"]
+
+
+@pytest.mark.parametrize(
+    ("value", "token"),
+    [("googlebot/1.2", "googlebot"), ("googlebot*", "googlebot"), ("Foo Bar", "Foo"), ("foo_bar-baz", "foo_bar-baz"),
+     ("*", ""), ("/x", ""), ("", ""), ("bot2", "bot"), ("fóo", "f")],
+)
+def test_extract_user_agent(value: str, token: str) -> None:
+    """SPEC 5.6 / 6.4: the product token is the leading run of [A-Za-z_-]."""
+    assert extract_user_agent(value) == token
+
+
+def test_escape_pattern_keeps_invalid_utf8_bytes_and_ascii_escapes() -> None:
+    """SPEC 7.2: raw bytes escape one by one; %61 stays %61 (never decoded); invalid escapes stay."""
+    assert escape_pattern(b"/\xff\xc3\xa9") == "/%FF%C3%A9"
+    assert escape_pattern("/\udcff") == "/%FF"  # a surrogateescape'd byte is the byte itself
+    assert escape_pattern("/%61%zz%4") == "/%61%zz%4"
+    assert escape_pattern("/%%2f") == "/%%2F"
