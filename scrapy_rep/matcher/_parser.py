@@ -8,6 +8,7 @@ finds to a ``ParseHandler``: the ``Robots`` builder is one, the per-line reporte
 from __future__ import annotations
 
 import enum
+import functools
 import re
 from dataclasses import dataclass
 from typing import Protocol
@@ -76,8 +77,9 @@ class ParseHandler(Protocol):
     def line_metadata(self, line: int, metadata: LineMetadata) -> None: ...
 
 
+@functools.lru_cache(maxsize=512)
 def classify_key(key: bytes) -> tuple[Key, bool]:
-    """The kind of ``key`` and whether it was one of the accepted typos."""
+    """The kind of ``key`` and whether it was one of the accepted typos (cached: files repeat their keys)."""
     lowered = key.lower()
     for kind, names, typos in _KEYS:
         if lowered.startswith(names):
@@ -100,59 +102,51 @@ def split_lines(body: bytes) -> list[bytes]:
 
 def parse_lines(body: bytes, handler: ParseHandler) -> None:
     """Feed every line of ``body`` to ``handler``. Never raises on any input (SPEC 4.5)."""
+    report = handler.line_metadata
     for number, line in enumerate(split_lines(body), 1):
-        _parse_line(number, line, handler)
+        too_long = len(line) > MAX_LINE_BYTES
+        if too_long:
+            line = line[:MAX_LINE_BYTES]
+        invalid_utf8 = not line.isascii() and not _is_utf8(line)
+        nul = line.find(b"\0")
+        if nul >= 0:
+            line = line[:nul]  # Google extension: Google's line is a C string, so a NUL byte ends it
+        comment = line.find(b"#")
+        if comment >= 0:
+            line = line[:comment]
+        line = line.strip()  # only ASCII whitespace, as Google (SPEC 5.1)
+        meta = LineMetadata(not line and comment < 0, comment >= 0, not line and comment >= 0,
+                            is_line_too_long=too_long, has_invalid_utf8=invalid_utf8)
+        directive = _split_directive(line) if line else None
+        if directive is not None:
+            key, value, meta.is_missing_colon_separator = directive
+            kind, meta.is_acceptable_typo = classify_key(key)
+            meta.has_directive = True
+            if kind is Key.DISALLOW:
+                handler.disallow(number, value)
+            elif kind is Key.ALLOW:
+                handler.allow(number, value)
+            elif kind is Key.USER_AGENT:
+                handler.user_agent(number, value)
+            elif kind is Key.SITEMAP:
+                handler.sitemap(number, value)
+            else:
+                handler.unknown(number, key, value)
+        report(number, meta)
 
 
-def _parse_line(number: int, line: bytes, handler: ParseHandler) -> None:
-    meta = LineMetadata()
-    if len(line) > MAX_LINE_BYTES:
-        meta.is_line_too_long = True
-        line = line[:MAX_LINE_BYTES]
-    if not line.isascii():
-        meta.has_invalid_utf8 = not _is_utf8(line)
-    # Google extension: Google's line is a C string, so a NUL byte ends it.
-    nul = line.find(b"\0")
-    if nul >= 0:
-        line = line[:nul]
-    comment = line.find(b"#")
-    if comment >= 0:
-        meta.has_comment = True
-        line = line[:comment]
-    line = line.strip()  # only ASCII whitespace, as Google (SPEC 5.1)
-    if not line:
-        meta.is_comment = meta.has_comment
-        meta.is_empty = not meta.has_comment
-    else:
-        _emit_directive(number, line, meta, handler)
-    handler.line_metadata(number, meta)
-
-
-def _emit_directive(number: int, line: bytes, meta: LineMetadata, handler: ParseHandler) -> None:
+def _split_directive(line: bytes) -> tuple[bytes, bytes, bool] | None:
+    """Key, value and whether the colon was missing, for a stripped non-empty line; None if not a directive."""
     sep = line.find(b":")
-    if sep < 0:
+    missing_colon = sep < 0
+    if missing_colon:
         # Google extension: a missing colon is accepted when the line is exactly two tokens (SPEC 5.2).
         blank = _BLANK.search(line)
         if blank is None or _BLANK.search(line[blank.start() :].lstrip(b" \t")):
-            return
+            return None
         sep = blank.start()
-        meta.is_missing_colon_separator = True
     key = line[:sep].strip()
-    if not key:
-        return
-    value = line[sep + 1 :].strip()
-    meta.has_directive = True
-    kind, meta.is_acceptable_typo = classify_key(key)
-    if kind is Key.USER_AGENT:
-        handler.user_agent(number, value)
-    elif kind is Key.ALLOW:
-        handler.allow(number, value)
-    elif kind is Key.DISALLOW:
-        handler.disallow(number, value)
-    elif kind is Key.SITEMAP:
-        handler.sitemap(number, value)
-    else:
-        handler.unknown(number, key, value)
+    return (key, line[sep + 1 :].strip(), missing_colon) if key else None
 
 
 def _is_utf8(data: bytes) -> bool:

@@ -6,6 +6,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from scrapy_rep.matcher import (
     LineKind,
@@ -15,6 +17,7 @@ from scrapy_rep.matcher import (
     path_params_query,
     report,
 )
+from scrapy_rep.matcher._urls import google_path_params_query
 
 from ._shared import body_of, cases
 
@@ -75,3 +78,13 @@ def test_escape_pattern_keeps_invalid_utf8_bytes_and_ascii_escapes() -> None:
     assert escape_pattern("/\udcff") == "/%FF"  # a surrogateescape'd byte is the byte itself
     assert escape_pattern("/%61%zz%4") == "/%61%zz%4"
     assert escape_pattern("/%%2f") == "/%%2F"
+
+
+URL_CHARS = st.sampled_from(["/", "?", ";", "#", ":", "//", "://", "a", "B", "1", ".", "@", "%2F", "é", "\0", "+"])
+
+
+@settings(max_examples=2000, deadline=None)
+@given(url=st.lists(URL_CHARS, max_size=14).map("".join))
+def test_path_params_query_short_cuts_equal_google_steps(url: str) -> None:
+    """SPEC 7.1: the fast paths of path_params_query give exactly GetPathParamsQuery's answer."""
+    assert path_params_query(url) == google_path_params_query(url)
