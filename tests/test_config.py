@@ -73,7 +73,7 @@ def test_bad_values_name_the_setting_spec_8_4(name: str, value: Any) -> None:
 
 def test_values_are_read() -> None:
     clock = Clock()
-    c = config(REP_CACHE_TTL="3600", REP_MAX_SIZE="1000", REP_OBEY_CRAWL_DELAY="True", REP_CLOCK=clock,
+    c = config(REP_CACHE_TTL="3600", REP_MAX_SIZE="1000", REP_OBEY_CRAWL_DELAY="True", REP_CLOCK=lambda: clock,
                REP_STORE="sqlite:///tmp/x.db", REP_UNREACHABLE_ALLOW_AFTER=43200)
     assert (c.cache_ttl, c.max_size, c.obey_crawl_delay, c.clock, c.store) == (3600, 1000, True, clock,
                                                                                "sqlite:///tmp/x.db")

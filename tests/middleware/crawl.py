@@ -23,6 +23,8 @@ from twisted.python.failure import Failure
 
 from scrapy_rep import RobotsMiddleware
 
+WATCHDOG_SECONDS = 20
+
 BASE_SETTINGS: dict[str, Any] = {
     "ROBOTSTXT_OBEY": True,
     "ADDONS": {"scrapy_rep.Addon": 0},
@@ -125,7 +127,16 @@ def crawl(
     async def run() -> Result:
         if on_crawler is not None:
             on_crawler(crawler)
-        await crawler.crawl_async(urls=list(urls), **(spider_kwargs or {}))
+        # A safety net, not a synchronisation: a crawl that hangs fails the test instead of stalling the suite.
+        watchdog = reactor.callLater(  # type: ignore[attr-defined]
+            WATCHDOG_SECONDS, lambda: deferred_from_coro(crawler.stop_async())
+        )
+        try:
+            await crawler.crawl_async(urls=list(urls), **(spider_kwargs or {}))
+        finally:
+            if watchdog.active():
+                watchdog.cancel()
+        assert not watchdog.called, f"crawl stopped by the {WATCHDOG_SECONDS} s watchdog"
         assert crawler.stats is not None and isinstance(crawler.spider, ListSpider)
         return Result(crawler, crawler.spider, dict(crawler.stats.get_stats()))
 
