@@ -50,7 +50,8 @@ class DemoError(Exception):
 
 @dataclass(slots=True)
 class CrawlResult:
-    """One spider's crawl: its items (pages crawled and requests stopped), stats, the site's log and scrapy-rep's."""
+    """One spider's crawl: its items (pages crawled and requests stopped), stats, the site's log and scrapy-rep's,
+    and the sitemaps its spider saw in ``robots_parsed`` signals (robots.txt URL -> sitemap URLs)."""
 
     label: str
     spider: str
@@ -58,6 +59,7 @@ class CrawlResult:
     stats: dict[str, Any] = field(default_factory=dict)
     hits: list[Hit] = field(default_factory=list)
     logs: list[str] = field(default_factory=list)
+    sitemaps: dict[str, list[str]] = field(default_factory=dict)
     seconds: float = 0.0
 
 
@@ -91,6 +93,7 @@ async def crawl(site: DemoSite, label: str, spider: str, urls: list[str], overri
     result.hits = site.hits[first_hit:]
     assert crawler.stats is not None
     result.stats = dict(crawler.stats.get_stats())
+    result.sitemaps = dict(getattr(crawler.spider, "sitemaps", {}))  # gathered from the robots_parsed signal
     return result
 
 

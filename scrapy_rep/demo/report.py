@@ -31,6 +31,7 @@ class OriginRun:
     dropped: list[tuple[str, str]] = field(default_factory=list)
     let_through: list[tuple[str, str]] = field(default_factory=list)
     blocked: list[tuple[str, str]] = field(default_factory=list)
+    sitemaps: list[str] = field(default_factory=list)
 
     @property
     def held(self) -> int:
@@ -51,6 +52,7 @@ def analyse(site: DemoSite, result: CrawlResult, origins: Iterable[str] | None =
         if spec.name not in wanted:
             continue
         run = OriginRun(spec, site.urls[spec.name])
+        run.sitemaps = result.sitemaps.get(site.url(spec.name, "/robots.txt"), [])
         run.robots = [hit.status for hit in result.hits if (hit.origin, hit.path) in spec.robots_locations()]
         served = {hit.path for hit in result.hits if hit.origin == spec.name and hit.status == 200}
         stopped = _stopped(site, spec, result)
@@ -115,6 +117,8 @@ def describe(run: OriginRun) -> list[str]:
     lines = [f"{run.spec.name:<10} {run.url}   {run.spec.shows}"]
     robots = " -> ".join(map(str, run.robots)) if run.spec.robots_fetch else _statuses(run.robots)
     lines.append(f"  robots.txt: {robots}")
+    if run.sitemaps:
+        lines.append(f"  sitemaps (robots_parsed signal): {', '.join(run.sitemaps)}")
     if run.held:
         released = len(run.crawled) + len(run.forbidden)
         lines.append(f"  held {run.held} while robots.txt failed: released {released}, dropped {len(run.dropped)}")

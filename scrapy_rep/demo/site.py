@@ -94,6 +94,7 @@ Disallow: /drafts/
 """
 
 REDIRECT_TARGET_PATH = "/shared/robots-for-redirect.txt"
+SITEMAP_PATH = "/sitemap.xml"
 
 FLAKY_ROBOTS = """\
 # Served after three 503 answers (SPEC 2.2, 5xx: temporary full disallow, then recovery).
@@ -131,7 +132,7 @@ def oversized_robots() -> bytes:
 
 
 def _rules(site: DemoSite, fetch: int) -> Reply:
-    return _text(RULES_ROBOTS)
+    return _text(RULES_ROBOTS + f"\nSitemap: {site.url('rules', SITEMAP_PATH)}\n")
 
 
 def _missing(site: DemoSite, fetch: int) -> Reply:

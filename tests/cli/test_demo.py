@@ -24,6 +24,7 @@ def test_demo_reports_every_origin_as_robots_txt_says_and_leaves_nothing_running
     out = done.stdout
     blocks = {m.group(1): m.group(0) for m in re.finditer(r"^(\w+) +(http://\S+).*?(?=^\w|\Z)", out, re.M | re.S)}
     assert "forbidden 2: /private/accounts (line 3 (Disallow: /private/))" in blocks["rules"]
+    assert f"sitemaps (robots_parsed signal): {blocks['rules'].split()[1]}/sitemap.xml" in blocks["rules"]
     assert "robots.txt: 404" in blocks["missing"] and "crawled 3/3" in blocks["missing"]
     assert "robots.txt: 503 x3, 200" in blocks["flaky"]
     assert "held 4 while robots.txt failed: released 4, dropped 0" in blocks["flaky"]

@@ -7,6 +7,8 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import scrapy
+from scrapy import signals
+from scrapy.crawler import Crawler
 from scrapy.http import Response
 from twisted.python.failure import Failure
 
@@ -23,6 +25,20 @@ class PageSpider(scrapy.Spider):
         self.start_urls = [url.strip() for url in start_url.split(",") if url.strip()]
         if not self.start_urls:
             raise ValueError("give the pages to crawl: scrapy crawl NAME -a start_url=URL[,URL...]")
+        self.sitemaps: dict[str, list[str]] = {}
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler, *args: Any, **kwargs: Any) -> PageSpider:
+        spider = super().from_crawler(crawler, *args, **kwargs)
+        crawler.signals.connect(spider.robots_parsed, signal=signals.robots_parsed)
+        return spider
+
+    def robots_parsed(self, robotparser: Any, request: scrapy.Request) -> None:
+        """Sent once per parsed robots.txt (by scrapy-rep as by Scrapy's built-in): note the file's sitemaps."""
+        sitemaps = list(getattr(robotparser, "sitemaps", []))  # scrapy-rep's parser has them; Scrapy's do not
+        if sitemaps:
+            self.sitemaps[request.url] = sitemaps
+            self.logger.info("%s lists the sitemaps %s", request.url, sitemaps)
 
     async def start(self) -> AsyncIterator[scrapy.Request]:
         for url in self.start_urls:
