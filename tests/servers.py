@@ -69,11 +69,11 @@ def gzipped(body: bytes, **kwargs: Any) -> Reply:
 
 
 @lru_cache(maxsize=4)
-def gzip_bomb(inflated_size: int, line: bytes = b"Disallow: /bomb\n") -> bytes:
-    """A gzip stream that inflates to ``inflated_size`` bytes of ``line`` repeated (compresses ~1000:1)."""
+def gzip_bomb(inflated_size: int, head: bytes = b"User-agent: *\n", line: bytes = b"Disallow: /bomb\n") -> bytes:
+    """A gzip stream that inflates to about ``inflated_size`` bytes: ``head`` then ``line`` repeated (~1000:1)."""
     compressor = zlib.compressobj(9, zlib.DEFLATED, 16 + zlib.MAX_WBITS)
     block = line * (1_048_576 // len(line))
-    parts, left = [], inflated_size
+    parts, left = [compressor.compress(head)], inflated_size
     while left > 0:
         piece = block[:left]
         parts.append(compressor.compress(piece))
@@ -106,6 +106,7 @@ class Site(resource.Resource):
         self.default = default or Reply(body=PAGE, headers={"Content-Type": "text/html"})
         self.routes: dict[str, list[Route]] = {"/robots.txt": [robots_default or Reply(status=404, body=b"nope")]}
         self.hits: list[Hit] = []
+        self.sent: dict[str, int] = {}  # path -> body bytes written by chunked replies (to see a transfer stop)
         self.on_hit: list[Callable[[Hit], None]] = []
         self.port: IListeningPort | None = None
         self._port_number = 0
@@ -169,6 +170,22 @@ class Site(resource.Resource):
         route = routes.pop(0) if len(routes) > 1 else routes[0]
         return route(request) if callable(route) else route
 
+    def _write_in_chunks(self, request: Request, body: bytes, size: int) -> None:
+        """Write ``body`` a piece per reactor turn, stopping when the client goes away (a capped transfer)."""
+        path = request.uri.decode("latin-1")
+
+        def write(offset: int) -> None:
+            if request.finished or request._disconnected:  # type: ignore[attr-defined]
+                return
+            request.write(body[offset: offset + size])
+            self.sent[path] = self.sent.get(path, 0) + len(body[offset: offset + size])
+            if offset + size >= len(body):
+                request.finish()
+            else:
+                reactor.callLater(0.001, write, offset + size)  # type: ignore[attr-defined]
+
+        write(0)
+
     def _answer(self, request: Request, reply: Reply) -> None:
         if reply.hang or request._disconnected:  # type: ignore[attr-defined]
             return
@@ -180,24 +197,10 @@ class Site(resource.Resource):
             request.write(reply.body[: reply.reset_after])
             request.channel.transport.abortConnection()
         elif reply.chunk:
-            _write_in_chunks(request, reply.body, reply.chunk)
+            self._write_in_chunks(request, reply.body, reply.chunk)
         else:
             request.write(reply.body)
             request.finish()
-
-
-def _write_in_chunks(request: Request, body: bytes, size: int) -> None:
-    """Write ``body`` a piece per reactor turn, stopping quietly if the client went away (a capped transfer)."""
-    def write(offset: int) -> None:
-        if request.finished or request._disconnected:  # type: ignore[attr-defined]
-            return
-        request.write(body[offset: offset + size])
-        if offset + size >= len(body):
-            request.finish()
-        else:
-            reactor.callLater(0, write, offset + size)  # type: ignore[attr-defined]
-
-    write(0)
 
 
 async def stop_all(sites: Iterable[Site]) -> None:

@@ -1,0 +1,104 @@
+"""SPEC 2.4, 2.6 and 3.1 in real crawls: TTL expiry and refresh, max-age, stale-on-error, the 30-day rule."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+import pytest_twisted
+from twisted.internet.task import Clock
+
+from scrapy_rep.config import DAY
+from tests.middleware.crawl import crawl
+from tests.servers import Reply, robots
+
+FIRST = "User-agent: *\nDisallow: /old\n"
+SECOND = "User-agent: *\nDisallow: /new\n"
+
+
+@pytest.mark.parametrize(
+    ("headers", "still_cached_at", "expired_at"),
+    [
+        ({}, DAY - 1, DAY),  # REP_CACHE_TTL
+        ({"Cache-Control": "max-age=3600"}, 3599, 3600),  # SPEC 3.1: shortening
+        ({"Cache-Control": "public, max-age=172800"}, 2 * DAY - 1, 2 * DAY),  # lengthening
+    ],
+)
+@pytest_twisted.ensureDeferred
+async def test_ttl_expiry_and_refresh_spec_3_1(
+    sites: Any, headers: dict[str, str], still_cached_at: float, expired_at: float
+) -> None:
+    clock = Clock()
+    site = sites()
+    site.route("/robots.txt", robots(FIRST, headers=headers), robots(SECOND))
+    result = await crawl(
+        [site.url("/old/1"), site.url("/new/1")],
+        REP_CLOCK=lambda: clock,
+        spider_kwargs={"phases": [
+            (lambda: clock.advance(still_cached_at), [site.url("/old/2"), site.url("/new/2")]),
+            (lambda: clock.advance(expired_at - still_cached_at), [site.url("/old/3"), site.url("/new/3")]),
+        ]},
+    )
+    assert sorted(result.downloaded) == sorted([site.url("/new/1"), site.url("/new/2"), site.url("/old/3")])
+    assert site.hits_for("/robots.txt") == 2
+    assert result.stat("rep/cache/refreshes") == 1 and result.stat("rep/cache/misses") == 1
+    result.assert_accounted()
+
+
+@pytest.mark.parametrize("failure", [Reply(status=500), Reply(status=503), Reply(hang=True)])
+@pytest_twisted.ensureDeferred
+async def test_stale_copy_is_used_when_the_refresh_fails_spec_2_4(sites: Any, failure: Reply) -> None:
+    clock = Clock()
+    site = sites()
+    site.route("/robots.txt", robots(FIRST), failure)
+    result = await crawl(
+        [site.url("/old/1"), site.url("/x/1")],
+        REP_CLOCK=lambda: clock, DOWNLOAD_TIMEOUT=1,
+        spider_kwargs={"phases": [(lambda: clock.advance(DAY), [site.url("/old/2"), site.url("/x/2")])]},
+    )
+    assert sorted(result.downloaded) == sorted([site.url("/x/1"), site.url("/x/2")])  # no hold: the copy decides
+    assert result.stat("rep/requests/forbidden") == 2 and result.stat("rep/requests/dropped_after_hold") == 0
+    assert site.hits_for("/robots.txt") == 2
+    result.assert_accounted()
+
+
+@pytest_twisted.ensureDeferred
+async def test_unreachable_for_30_days_without_a_copy_allows_spec_2_2_2_6(sites: Any) -> None:
+    clock = Clock()
+    site = sites()
+    site.route("/robots.txt", Reply(status=500, body=b"User-agent: *\nDisallow: /"))
+    downloaded_during_hold: list[int] = []
+
+    def after(seconds: float) -> Any:
+        def step() -> None:
+            downloaded_during_hold.append(site.hits_for("/a"))
+            clock.advance(seconds)
+        return step
+
+    # Retries back off 1 day, then 2, 4, 8, 10, 10 (REP_ERROR_RETRY_MAX_DELAY): attempts at 0, 1, 3, 7, 15, 25, 35
+    # days; the attempt at day 35 is the first past 30 days of failures.
+    result = await crawl(
+        [site.url("/a")],
+        REP_CLOCK=lambda: clock, REP_HOLD_TIMEOUT=40 * DAY, REP_ERROR_RETRY_DELAY=DAY,
+        REP_ERROR_RETRY_MAX_DELAY=10 * DAY,
+        spider_kwargs={"phases": [(after(d * DAY), []) for d in (1, 2, 4, 8, 10, 10)]},
+    )
+    assert downloaded_during_hold == [0] * 6
+    assert result.downloaded == [site.url("/a")]
+    assert site.hits_for("/robots.txt") == 7
+    result.assert_accounted()
+
+
+@pytest_twisted.ensureDeferred
+async def test_twelve_hours_reproduces_googles_newer_rule_spec_2_6(sites: Any) -> None:
+    clock = Clock()
+    site = sites()
+    site.route("/robots.txt", Reply(status=503))
+    result = await crawl(
+        [site.url("/a")],
+        REP_CLOCK=lambda: clock, REP_HOLD_TIMEOUT=DAY, REP_UNREACHABLE_ALLOW_AFTER=12 * 3600,
+        REP_UNAVAILABLE_RETRY_DELAY=6 * 3600, REP_UNAVAILABLE_RETRY_MAX_DELAY=6 * 3600,
+        spider_kwargs={"phases": [(lambda: clock.advance(6 * 3600), []), (lambda: clock.advance(6 * 3600), [])]},
+    )
+    assert result.downloaded == [site.url("/a")]
+    assert site.hits_for("/robots.txt") == 3

@@ -1,0 +1,78 @@
+"""SPEC 4.4: only the first REP_MAX_SIZE bytes are used, enforced during the transfer and during decompression."""
+
+from __future__ import annotations
+
+import gzip
+import zlib
+from typing import Any
+
+import brotli
+import pytest
+import pytest_twisted
+
+from scrapy_rep.stores import Outcome
+from tests.middleware.crawl import crawl, middleware
+from tests.servers import Reply, gzip_bomb
+
+CAP = 512_000
+
+
+def padded(total: int) -> bytes:
+    """A robots.txt whose first rule is inside the cap and whose second is far past it."""
+    head = b"User-agent: *\nDisallow: /early\n"
+    tail = b"\nDisallow: /late\n"
+    return head + b"#" * (total - len(head) - len(tail)) + tail
+
+
+@pytest_twisted.ensureDeferred
+async def test_transfer_stops_at_the_cap_and_keeps_what_arrived_spec_4_4(sites: Any) -> None:
+    site = sites()
+    body = padded(20_000_000)
+    site.route("/robots.txt", Reply(body=body, chunk=65_536, headers={"Content-Type": "text/plain"}))
+    crawler_box: list[Any] = []
+    result = await crawl([site.url("/early"), site.url("/late")], on_crawler=crawler_box.append)
+    assert result.downloaded == [site.url("/late")]  # the rule past the cap is ignored, the one before obeyed
+    assert site.sent["/robots.txt"] < len(body) // 2  # the transfer stopped; it did not run to the end
+    entry = middleware(crawler_box[0]).origins[site.origin()].entry
+    assert entry is not None and entry.outcome is Outcome.RULES and len(entry.body) == CAP
+    assert result.stat("rep/robots/truncated") == 1 and result.stat("rep/robots/status/200") == 1
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_gzip_bomb_is_not_inflated_past_the_cap_spec_4_4(sites: Any) -> None:
+    site = sites()
+    bomb = gzip_bomb(200 * CAP)  # ~100 MB inflated
+    assert len(bomb) < CAP
+    site.route("/robots.txt", Reply(body=bomb, headers={"Content-Encoding": "gzip"}))
+    crawler_box: list[Any] = []
+    result = await crawl([site.url("/bomb"), site.url("/fine")], on_crawler=crawler_box.append)
+    assert result.downloaded == [site.url("/fine")]
+    entry = middleware(crawler_box[0]).origins[site.origin()].entry
+    assert entry is not None and entry.outcome is Outcome.RULES and len(entry.body) == CAP
+    assert result.stat("rep/robots/truncated") == 1
+
+
+@pytest.mark.parametrize(
+    ("encoding", "encode"),
+    [
+        ("gzip", gzip.compress),
+        ("deflate", zlib.compress),
+        ("deflate", lambda b: zlib.compress(b)[2:-4]),  # raw deflate, as some servers send
+        ("br", brotli.compress),
+    ],
+)
+@pytest_twisted.ensureDeferred
+async def test_compressed_robots_txt_is_decoded_spec_4_4(sites: Any, encoding: str, encode: Any) -> None:
+    site = sites()
+    site.route("/robots.txt", Reply(body=encode(b"User-agent: *\nDisallow: /private\n"),
+                                    headers={"Content-Encoding": encoding}))
+    result = await crawl([site.url("/private"), site.url("/public")])
+    assert result.downloaded == [site.url("/public")]
+
+
+@pytest_twisted.ensureDeferred
+async def test_rep_max_size_is_configurable_spec_4_4(sites: Any) -> None:
+    site = sites()
+    site.route("/robots.txt", Reply(body=b"User-agent: *\nDisallow: /a\n" + b"#" * 100 + b"\nDisallow: /b\n"))
+    result = await crawl([site.url("/a"), site.url("/b")], REP_MAX_SIZE=100)
+    assert result.downloaded == [site.url("/b")]
