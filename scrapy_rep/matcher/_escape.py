@@ -16,6 +16,8 @@ def escape_bytes(raw: bytes) -> str:
     """``raw`` with octets >= 0x80 written as ``%XX`` and existing ``%xx`` escapes upper-cased, as ASCII text.
 
     Other bytes are kept: ``%61`` stays ``%61`` (not ``a``), an invalid escape such as ``%zz`` stays as is.
+    Google extension (an RFC 9309 departure): RFC 9309 2.2.2 decodes escaped unreserved ASCII before
+    comparing; Google never decodes, so ``/%61`` and ``/a`` are different patterns.
     """
     if raw.isascii() and b"%" not in raw:
         return raw.decode("ascii")

@@ -114,7 +114,7 @@ def parse_lines(body: bytes, handler: ParseHandler) -> None:
         comment = line.find(b"#")
         if comment >= 0:
             line = line[:comment]
-        line = line.strip()  # only ASCII whitespace, as Google (SPEC 5.1)
+        line = line.strip()  # Google extension: only ASCII whitespace is trimmed (no NBSP etc.; SPEC 5.1)
         meta = LineMetadata(not line and comment < 0, comment >= 0, not line and comment >= 0,
                             is_line_too_long=too_long, has_invalid_utf8=invalid_utf8)
         directive = _split_directive(line) if line else None

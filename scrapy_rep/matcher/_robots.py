@@ -145,7 +145,9 @@ class _Builder:
         self.groups: list[_Group] = []
         self.sitemaps: list[str] = []
         self._group: _Group | None = None
-        self._in_rules = False  # an allow/disallow line was seen since the group's user-agent lines
+        # An allow/disallow line was seen since the group's user-agent lines. Google extension: only rules
+        # end the user-agent lines; sitemap and unknown lines (crawl-delay...) between them do not.
+        self._in_rules = False
 
     def user_agent(self, line: int, value: bytes) -> None:
         if self._group is None or self._in_rules:  # SPEC 6.1: a user-agent line after rules starts a group
@@ -155,8 +157,10 @@ class _Builder:
         if value[:1] == b"*" and (len(value) == 1 or value[1:2].isspace()):
             self._group.is_global = True  # Google extension: "* foo" is still the global group
         else:
+            # SPEC 5.6, Google extension: the value is reduced to its product token ("bot/1.0 (x)" names
+            # "bot"; "/bot" names the empty token), compared whole with the crawler's token.
             token = _PRODUCT_TOKEN.match(value)
-            self._group.agents.add(token.group().decode("ascii").lower() if token else "")  # SPEC 5.6
+            self._group.agents.add(token.group().decode("ascii").lower() if token else "")
 
     def allow(self, line: int, value: bytes) -> None:
         self._rule(True, line, value)
@@ -172,6 +176,8 @@ class _Builder:
             return  # SPEC 5.4
         pattern = escape_bytes(value)
         written = value.decode("utf-8", "replace")
+        if written == pattern:
+            written = pattern  # one string, not two equal ones: parsed files stay small
         rules = self._group.rules
         rules.append(Rule(allow, pattern, line, written))
         if allow:
