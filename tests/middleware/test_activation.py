@@ -1,0 +1,174 @@
+"""Activation and configuration (SPEC 8.3-8.4), request pass-through (SPEC 1.4), origins (SPEC 1.3), signals."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+import pytest
+import pytest_twisted
+from scrapy import signals
+from scrapy.crawler import Crawler
+from scrapy.downloadermiddlewares.robotstxt import RobotsTxtMiddleware
+
+from scrapy_rep import RobotParser, RobotsBodyMiddleware, RobotsMiddleware
+from scrapy_rep.config import ConfigError
+from tests.middleware.crawl import ListSpider, crawl, middleware
+from tests.servers import robots
+
+RULES = "User-agent: *\nDisallow: /private\n\nUser-agent: special\nDisallow: /special\n"
+
+
+def enabled_middlewares(crawler: Crawler) -> list[type]:
+    assert crawler.engine is not None
+    return [type(mw) for mw in crawler.engine.downloader.middleware.middlewares]
+
+
+@pytest_twisted.ensureDeferred
+async def test_the_addon_replaces_the_builtin_at_its_position(sites: Any) -> None:
+    site = sites()
+    site.route("/robots.txt", robots(RULES))
+    box: list[Crawler] = []
+    result = await crawl([site.url("/private"), site.url("/a")],
+                         on_crawler=lambda c: c.signals.connect(lambda: box.append(c), signals.spider_opened,
+                                                                weak=False))
+    kinds = enabled_middlewares(box[0])
+    assert RobotsTxtMiddleware not in kinds
+    assert kinds.index(RobotsMiddleware) == 1  # right after OffsiteMiddleware (50), where the built-in (100) was
+    assert RobotsBodyMiddleware in kinds
+    assert result.downloaded == [site.url("/a")]
+
+
+@pytest_twisted.ensureDeferred
+async def test_enabling_by_hand_works(sites: Any) -> None:
+    site = sites()
+    site.route("/robots.txt", robots(RULES))
+    result = await crawl([site.url("/private"), site.url("/a")], ADDONS={}, DOWNLOADER_MIDDLEWARES={
+        RobotsTxtMiddleware: None, "scrapy_rep.RobotsMiddleware": 100, "scrapy_rep.RobotsBodyMiddleware": 595})
+    assert result.downloaded == [site.url("/a")]
+    assert result.stat("robotstxt/request_count") == 0  # the built-in did not run
+
+
+@pytest.mark.parametrize(
+    ("middlewares", "message"),
+    [
+        ({"scrapy_rep.RobotsMiddleware": 100, "scrapy_rep.RobotsBodyMiddleware": 595},
+         "built-in robots.txt middleware is enabled beside scrapy_rep.RobotsMiddleware; remove it"),
+        ({RobotsTxtMiddleware: None, "scrapy_rep.RobotsMiddleware": 100},
+         "scrapy_rep.RobotsBodyMiddleware must be enabled"),
+        ({RobotsTxtMiddleware: None, "scrapy_rep.RobotsMiddleware": 100, "scrapy_rep.RobotsBodyMiddleware": 500},
+         "must be ordered after HttpCompressionMiddleware"),
+    ],
+)
+@pytest_twisted.ensureDeferred
+async def test_bad_middleware_set_ups_fail_at_start_up_spec_8_4(sites: Any, middlewares: Any, message: str) -> None:
+    site = sites()
+    with pytest.raises(ConfigError, match=message):
+        await crawl([site.url("/a")], ADDONS={}, DOWNLOADER_MIDDLEWARES=middlewares)
+    assert site.hits == []
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_bad_setting_fails_at_start_up_naming_it_spec_8_4(sites: Any) -> None:
+    site = sites()
+    with pytest.raises(ConfigError, match="REP_MAX_SIZE"):
+        await crawl([site.url("/a")], REP_MAX_SIZE="lots")
+    assert site.hits == []
+
+
+@pytest_twisted.ensureDeferred
+async def test_robotstxt_obey_false_disables_it_spec_8_3(sites: Any) -> None:
+    site = sites()
+    site.route("/robots.txt", robots("User-agent: *\nDisallow: /"))
+    result = await crawl([site.url("/a")], ROBOTSTXT_OBEY=False)
+    assert result.downloaded == [site.url("/a")]
+    assert site.hits_for("/robots.txt") == 0
+    assert not [key for key in result.stats if key.startswith("rep/")]
+
+
+class SpecialSpider(ListSpider):
+    name = "special"
+    custom_settings: ClassVar[dict[str, Any]] = {"REP_USER_AGENT": ["special", "TestBot"], "REP_MAX_REDIRECTS": 7}
+
+
+@pytest_twisted.ensureDeferred
+async def test_custom_settings_per_spider_spec_8_3(sites: Any) -> None:
+    site = sites()
+    site.route("/robots.txt", robots(RULES))
+    box: list[Crawler] = []
+    result = await crawl([site.url("/private"), site.url("/special")], spider=SpecialSpider,
+                         on_crawler=box.append)
+    assert result.downloaded == [site.url("/private")]  # the "special" group applies (SPEC 6.3), not "*"
+    config = middleware(box[0]).config
+    assert (config.user_agents, config.max_redirects) == (("special", "TestBot"), 7)
+
+
+@pytest_twisted.ensureDeferred
+async def test_requests_passed_through_unchecked_spec_1_4(sites: Any) -> None:
+    site = sites()
+    site.route("/robots.txt", robots("User-agent: *\nDisallow: /\n"))
+    result = await crawl([site.url("/robots.txt"), "data:,hello"])
+    assert sorted(result.downloaded) == sorted([site.url("/robots.txt"), "data:,hello"])
+    assert result.stat("rep/requests/passed_through/robots_txt") == 1
+    assert result.stat("rep/requests/passed_through/no_robots_location") == 1
+    assert result.stat("rep/robots/downloads") == 0
+    result.assert_accounted()
+
+
+@pytest_twisted.ensureDeferred
+async def test_meta_dont_obey_robotstxt_spec_1_4(sites: Any) -> None:
+    site = sites()
+    site.route("/robots.txt", robots("User-agent: *\nDisallow: /\n"))
+    result = await crawl([site.url("/a")], spider_kwargs={"meta": {"dont_obey_robotstxt": True}})
+    assert result.downloaded == [site.url("/a")]
+    assert site.hits_for("/robots.txt") == 0
+    assert result.stat("rep/requests/passed_through/dont_obey_robotstxt") == 1
+    result.assert_accounted()
+
+
+@pytest_twisted.ensureDeferred
+async def test_one_robots_txt_per_origin_spec_1_3(sites: Any) -> None:
+    one, two = sites(), sites()
+    one.route("/robots.txt", robots(RULES))
+    two.route("/robots.txt", robots("User-agent: *\nDisallow: /a\n"))
+    urls = [one.url("/private", "127.0.0.1"), one.url("/a", "localhost"), one.url("/b", "LOCALHOST"),
+            one.url("/private", "localhost").replace("http://", "HTTP://"), two.url("/a"), two.url("/private")]
+    result = await crawl(urls)
+    # 127.0.0.1 and localhost are two origins of the same port; case does not matter; ports are origins.
+    assert one.hits_for("/robots.txt", host="127.0.0.1") == 1 and one.hits_for("/robots.txt", host="localhost") == 1
+    assert two.hits_for("/robots.txt") == 1
+    assert sorted(result.downloaded) == sorted([one.url("/a", "localhost"), one.url("/b", "localhost"),
+                                                two.url("/private")])
+
+
+@pytest_twisted.ensureDeferred
+async def test_robots_parsed_signal_and_sitemaps(sites: Any) -> None:
+    site = sites()
+    site.route("/robots.txt", robots("Sitemap: https://example.com/s.xml\nUser-agent: *\nDisallow: /x\n"
+                                     "Crawl-delay: 3\n"))
+    got: list[tuple[Any, str]] = []
+    box: list[Crawler] = []
+
+    def hook(crawler: Crawler) -> None:
+        box.append(crawler)
+        crawler.signals.connect(lambda robotparser, request, **_: got.append((robotparser, request.url)),
+                                signal=signals.robots_parsed, weak=False)
+
+    await crawl([site.url("/a")], on_crawler=hook)
+    [(parser, url)] = got
+    assert isinstance(parser, RobotParser) and url == site.url("/robots.txt")
+    assert not parser.allowed(site.url("/x"), "AnyBot/1.0") and parser.allowed(site.url("/y"), b"AnyBot")
+    assert parser.crawl_delay("AnyBot") == 3.0 and parser.sitemaps == ["https://example.com/s.xml"]
+    assert middleware(box[0]).sitemaps(site.url("/anything")) == ["https://example.com/s.xml"]
+
+
+@pytest.mark.parametrize(("obey", "expected"), [(True, 0.05), (False, None)])
+@pytest_twisted.ensureDeferred
+async def test_crawl_delay_is_opt_in_and_bounded_spec_6_5(sites: Any, obey: bool, expected: float | None) -> None:
+    site = sites()
+    site.route("/robots.txt", robots("User-agent: *\nCrawl-delay: 30\n"))
+    box: list[Crawler] = []
+    result = await crawl([site.url("/a"), site.url("/b")], on_crawler=box.append, REP_OBEY_CRAWL_DELAY=obey,
+                         REP_MAX_CRAWL_DELAY=0.05)
+    assert len(result.downloaded) == 2
+    assert box[0].engine is not None
+    assert box[0].engine.downloader.per_slot_settings.get("127.0.0.1", {}).get("delay") == expected
