@@ -24,7 +24,7 @@ _PRODUCT_TOKEN = re.compile(rb"[A-Za-z_-]*")
 class _Group:
     """Consecutive user-agent lines and the lines that follow them up to the next group (SPEC 6.1)."""
 
-    agents: set[str] = field(default_factory=set)  # lower-cased product tokens
+    agents: dict[str, None] = field(default_factory=dict)  # lower-cased product tokens, an ordered set
     is_global: bool = False
     rules: list[Rule] = field(default_factory=list)
     crawl_delay: float | None = None
@@ -160,7 +160,7 @@ class _Builder:
             # SPEC 5.6, Google extension: the value is reduced to its product token ("bot/1.0 (x)" names
             # "bot"; "/bot" names the empty token), compared whole with the crawler's token.
             token = _PRODUCT_TOKEN.match(value)
-            self._group.agents.add(token.group().decode("ascii").lower() if token else "")
+            self._group.agents[token.group().decode("ascii").lower() if token else ""] = None
 
     def allow(self, line: int, value: bytes) -> None:
         self._rule(True, line, value)
