@@ -6,7 +6,7 @@ per-line parse results the way Google's RobotsParsingReporter does (for the lint
 """
 
 from ._agents import extract_user_agent, is_valid_user_agent
-from ._escape import escape_pattern
+from ._escape import Body, escape_pattern
 from ._parser import MAX_BYTES, MAX_LINE_BYTES, Key, LineMetadata, ParseHandler, parse_lines
 from ._report import UNUSED_KEYS, LineKind, ParsedLine, ParseReport, report
 from ._robots import Robots, UserAgent, Verdict, parse
@@ -17,6 +17,7 @@ __all__ = [
     "MAX_BYTES",
     "MAX_LINE_BYTES",
     "UNUSED_KEYS",
+    "Body",
     "Key",
     "LineKind",
     "LineMetadata",

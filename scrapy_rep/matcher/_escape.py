@@ -33,6 +33,10 @@ def escape_pattern(pattern: str | bytes) -> str:
     return escape_bytes(pattern if isinstance(pattern, bytes) else encode_text(pattern))
 
 
+Body = bytes | bytearray | memoryview | str
+"""A robots.txt body: bytes (or any bytes-like object) as downloaded, or text (taken as UTF-8)."""
+
+
 def encode_text(text: str) -> bytes:
     """The UTF-8 bytes of ``text``; never raises, whatever surrogates it holds."""
     try:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass, field
 
-from ._escape import encode_text
+from ._escape import Body, encode_text
 from ._parser import MAX_BYTES, LineMetadata, parse_lines
 
 UNUSED_KEYS = frozenset({
@@ -125,7 +125,7 @@ class _Reporter:
         self._pending = None
 
 
-def report(body: bytes | str, *, max_bytes: int | None = MAX_BYTES) -> ParseReport:
+def report(body: Body, *, max_bytes: int | None = MAX_BYTES) -> ParseReport:
     """The per-line parse results of ``body``, read exactly as ``parse`` reads it. Never raises."""
     data = encode_text(body) if isinstance(body, str) else bytes(body)
     ignored = 0 if max_bytes is None else max(0, len(data) - max_bytes)

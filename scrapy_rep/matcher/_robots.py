@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from ._agents import ascii_lower
-from ._escape import encode_text, escape_bytes
+from ._escape import Body, encode_text, escape_bytes
 from ._index import RuleIndex
 from ._parser import MAX_BYTES, LineMetadata, parse_lines
 from ._rules import Rule
@@ -212,7 +212,7 @@ def _delay(value: bytes) -> float | None:
     return delay if math.isfinite(delay) and delay >= 0 else None
 
 
-def parse(body: bytes | str, *, max_bytes: int | None = MAX_BYTES) -> Robots:
+def parse(body: Body, *, max_bytes: int | None = MAX_BYTES) -> Robots:
     """Parse a robots.txt body. Never raises (SPEC 4.5).
 
     ``bytes`` are used as they are (Google reads bytes; SPEC 4); a ``str`` is taken as its UTF-8 encoding.
