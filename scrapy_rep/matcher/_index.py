@@ -5,12 +5,13 @@ over disallow, then earliest line, then first given), so "the deciding rule" is 
 rank" and comparing two rules is comparing two ints. The rules are then split by the canonical shape of their
 pattern (see :class:`~._pattern.Shape`):
 
-* plain prefixes (``/shop``, also ``/shop*``): a :class:`PrefixTable` whose value for a key is the best rank among
-  that key and every shorter key that is a prefix of it, so one longest-prefix query answers for all of them,
-  in O(log n) whatever their number;
+* plain prefixes (``/shop``, also ``/shop*``): keys of a :class:`PrefixTable`, each with the best rank among that
+  key and every shorter key that is a prefix of it, so one longest-prefix query answers for all of them, in
+  O(log n) whatever their number;
 * exact patterns (``/shop$``): a dict from the anchored text to its best rank;
 * wildcard patterns: a :class:`WildcardIndex`, consulted only when it holds a rank above the best plain or exact
-  match.
+  match. Those it files by their first piece (``/shop/*.pdf``) are keys of the same prefix table, each key
+  linked to the nearest key on its chain of prefixes that has such a bucket: the same ``bisect`` finds them.
 
 Worst case of one decision: O(log n) for the plain and exact rules, plus the wildcard candidates, each at most
 O(len(pattern) * len(path)).
@@ -21,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from ._index_prefix import PrefixTable
-from ._index_wild import WildcardIndex
+from ._index_wild import WildcardIndex, scan
 from ._pattern import Shape, shape_of
 from ._rules import Rule
 
@@ -34,7 +35,17 @@ class RuleIndex:
     among equals of the same kind the earliest line wins (as Google's matcher, which keeps the first it sees).
     """
 
-    __slots__ = ("_by_rank", "_exact", "_plain", "_wild")
+    __slots__ = (
+        "_buckets",
+        "_by_rank",
+        "_exact",
+        "_first_bucket",
+        "_next_bucket",
+        "_plain",
+        "_table",
+        "_wild",
+        "_wild_top",
+    )
 
     def __init__(self, rules: Iterable[Rule]) -> None:
         # Descending strength; the sort is stable, so among equals the first given comes first, and after the
@@ -58,34 +69,41 @@ class RuleIndex:
                 exact[pattern[:-1]] = rank
             else:
                 plain[pattern] = rank
-        self._plain = _best_of_chains(PrefixTable(plain))
         self._exact = exact
         self._wild = WildcardIndex(wild)
+        by_first = self._wild.by_first
+        self._table = table = PrefixTable(plain.keys() | by_first.keys())
+        # Per key of the table: the best plain rank on its chain of prefixes, its wildcard bucket (empty when it
+        # has none), the nearest key on its chain (itself included) with a non-empty bucket, and for each key
+        # the nearest one strictly above it; -1 for none.
+        self._plain: list[int] = []
+        self._buckets = [by_first.get(key, []) for key in table.keys]
+        self._first_bucket: list[int] = []
+        for i, key in enumerate(table.keys):
+            parent = table.parents[i]
+            above, above_bucket = (self._plain[parent], self._first_bucket[parent]) if parent >= 0 else (-1, -1)
+            self._plain.append(max(plain.get(key, -1), above))
+            self._first_bucket.append(i if self._buckets[i] else above_bucket)
+        self._next_bucket = [self._first_bucket[p] if p >= 0 else -1 for p in table.parents]
+        self._wild_top = max(self._wild.top, max((b[0][0] for b in by_first.values()), default=-1))
 
     def best(self, path: str) -> Rule | None:
         """The rule deciding ``path`` (SPEC 7.4), None when no rule matches it."""
-        plain = self._plain
-        i = plain.longest(path)
-        rank = plain.values[i] if i >= 0 else -1
+        i = self._table.longest(path)
+        rank, bucket = (self._plain[i], self._first_bucket[i]) if i >= 0 else (-1, -1)
         if self._exact:
             exact = self._exact.get(path, -1)
             if exact > rank:
                 rank = exact
-        if self._wild.top > rank:
-            rank = self._wild.best(path, rank)
+        if self._wild_top > rank:
+            while bucket >= 0:
+                rank = scan(self._buckets[bucket], path, rank)
+                bucket = self._next_bucket[bucket]
+            if self._wild.top > rank:
+                rank = self._wild.best(path, rank)
         return self._by_rank[rank] if rank >= 0 else None
 
 
 def _strength(rule: Rule) -> tuple[int, bool, int]:
     """SPEC 7.4: longer pattern, then allow over disallow, then earlier line (Google keeps the first it sees)."""
     return len(rule.pattern), rule.allow, -rule.line
-
-
-def _best_of_chains(table: PrefixTable[int]) -> PrefixTable[int]:
-    """Replace each key's rank with the best rank among the key and all its prefix keys (parents come first)."""
-    values = table.values
-    for i in range(len(values)):
-        parent = table.parent(i)
-        if parent >= 0 and values[parent] > values[i]:
-            values[i] = values[parent]
-    return table

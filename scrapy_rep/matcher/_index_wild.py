@@ -2,8 +2,8 @@
 
 Each wildcard shape is filed under the most selective literal it has:
 
-* its first piece (``/shop/*.pdf``: the path starts with ``/shop/``): a :class:`PrefixTable` of buckets, of which
-  a query reads only those whose key is a prefix of the path;
+* its first piece (``/shop/*.pdf``: the path starts with ``/shop/``): buckets keyed by it, of which a query reads
+  only those whose key is a prefix of the path (``RuleIndex`` keeps them in its prefix table);
 * its last piece when ``$``-anchored (``/*.pdf$``: the path ends with ``.pdf``): the same with reversed keys,
   queried with the reversed path;
 * otherwise one of its pieces (``/*/private/``: the path contains ``/private/``), looked up either by testing the
@@ -19,25 +19,29 @@ by rank and read only while its ranks beat the best match so far; a candidate is
 from __future__ import annotations
 
 from bisect import bisect_left
-from collections.abc import Iterable
 from operator import itemgetter
 
 from ._index_prefix import PrefixTable
 from ._pattern import Shape
 
 _GRAM = 3  # trigram keys: long enough to be selective, short enough that most wildcard pieces have one
-_Bucket = list[tuple[int, Shape]]  # shapes with their rank, highest rank first
+Bucket = list[tuple[int, Shape]]  # shapes with their rank, highest rank first
 _rank_of = itemgetter(0)
 
 
 class WildcardIndex:
-    """Wildcard shapes with their ranks (higher decides), queried for the best one matching a path."""
+    """Wildcard shapes with their ranks (higher decides), queried for the best one matching a path.
 
-    __slots__ = ("_grams", "_infix", "_infix_above", "_prefix", "_suffix", "_tops", "top")
+    The shapes filed by first piece are handed out as ``by_first`` rather than searched here: the caller merges
+    them into its own prefix table, so that one ``bisect`` serves plain rules and these buckets alike (see
+    ``RuleIndex``). ``best`` searches the others (anchored last piece, infix piece).
+    """
+
+    __slots__ = ("_grams", "_infix", "_infix_above", "_suffix", "_suffix_buckets", "_tops", "by_first", "top")
 
     def __init__(self, shapes: dict[Shape, int]) -> None:
-        prefix: dict[str, _Bucket] = {}
-        suffix: dict[str, _Bucket] = {}
+        self.by_first: dict[str, Bucket] = {}
+        suffix: dict[str, Bucket] = {}
         infix: list[tuple[int, str, Shape]] = []
         for shape, rank in shapes.items():
             tail = len(shape.rest[-1]) if shape.anchored else 0
@@ -47,28 +51,28 @@ class WildcardIndex:
             elif tail > len(shape.first):
                 suffix.setdefault(shape.rest[-1][::-1], []).append((rank, shape))
             else:
-                prefix.setdefault(shape.first, []).append((rank, shape))
-        for bucket in (*prefix.values(), *suffix.values()):
+                self.by_first.setdefault(shape.first, []).append((rank, shape))
+        for bucket in (*self.by_first.values(), *suffix.values()):
             bucket.sort(key=_rank_of, reverse=True)
         infix.sort(key=_rank_of, reverse=True)
-        self._prefix = PrefixTable(prefix)
-        self._suffix = PrefixTable(suffix)
+        self._suffix = PrefixTable(suffix)  # reversed keys
+        self._suffix_buckets = [suffix[key] for key in self._suffix.keys]
         self._infix = infix
         self._infix_above = [-entry[0] for entry in infix]  # ascending: bisect counts the ranks above a rank
         self._grams = _by_rarest_trigram(infix)
-        # The best rank each structure holds: a structure is skipped when a better rule already matched.
-        self._tops = (_top(prefix.values()), _top(suffix.values()), infix[0][0] if infix else -1)
+        # The best rank of each structure: a structure is skipped when a better rule already matched.
+        self._tops = (max((bucket[0][0] for bucket in suffix.values()), default=-1), infix[0][0] if infix else -1)
         self.top = max(self._tops)
 
     def best(self, path: str, rank: int) -> int:
-        """The best rank among ``rank`` and the shapes matching ``path``."""
-        prefix_top, suffix_top, infix_top = self._tops
-        if prefix_top > rank:
-            for bucket in self._prefix.chain(path):
-                rank = _scan(bucket, path, rank)
+        """The best rank among ``rank`` and the shapes not in ``by_first`` that match ``path``."""
+        suffix_top, infix_top = self._tops
         if suffix_top > rank:
-            for bucket in self._suffix.chain(path[::-1]):
-                rank = _scan(bucket, path, rank)
+            table = self._suffix
+            i = table.longest(path[::-1])
+            while i >= 0:
+                rank = scan(self._suffix_buckets[i], path, rank)
+                i = table.parents[i]
         if infix_top > rank:
             rank = self._best_infix(path, rank)
         return rank
@@ -85,11 +89,11 @@ class WildcardIndex:
         grams = self._grams
         found = {path[i : i + _GRAM] for i in range(len(path) - _GRAM + 1)}
         for gram in found & grams.keys():
-            rank = _scan(grams[gram], path, rank)
+            rank = scan(grams[gram], path, rank)
         return rank
 
 
-def _scan(bucket: _Bucket, path: str, rank: int) -> int:
+def scan(bucket: Bucket, path: str, rank: int) -> int:
     """The best rank among ``rank`` and the shapes of ``bucket`` matching ``path``; stops at the first match."""
     for candidate, shape in bucket:
         if candidate <= rank:
@@ -99,20 +103,15 @@ def _scan(bucket: _Bucket, path: str, rank: int) -> int:
     return rank
 
 
-def _by_rarest_trigram(infix: list[tuple[int, str, Shape]]) -> dict[str, _Bucket]:
+def _by_rarest_trigram(infix: list[tuple[int, str, Shape]]) -> dict[str, Bucket]:
     """Buckets of the infix shapes (in rank order) keyed by the trigram of their piece that fewest pieces have."""
     grams_of = [{piece[i : i + _GRAM] for i in range(len(piece) - _GRAM + 1)} for _, piece, _ in infix]
     counts: dict[str, int] = {}
     for grams in grams_of:
         for gram in grams:
             counts[gram] = counts.get(gram, 0) + 1
-    buckets: dict[str, _Bucket] = {}
+    buckets: dict[str, Bucket] = {}
     for (rank, _, shape), grams in zip(infix, grams_of, strict=True):
         key = min(sorted(grams), key=counts.__getitem__)
         buckets.setdefault(key, []).append((rank, shape))
     return buckets
-
-
-def _top(buckets: Iterable[_Bucket]) -> int:
-    """The best rank in some rank-sorted buckets, -1 when there are none."""
-    return max((bucket[0][0] for bucket in buckets), default=-1)
