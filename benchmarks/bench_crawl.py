@@ -1,0 +1,130 @@
+"""Crawl 100 local origins x 50 pages three ways and print pages/s and peak memory for each.
+
+Modes: ``rep`` (scrapy_rep.Addon), ``builtin`` (Scrapy's RobotsTxtMiddleware with its default Protego parser) and
+``off`` (ROBOTSTXT_OBEY = False). The servers run in their own process (so they do not share the crawler's CPU), and
+each crawl runs in a fresh process so its peak RSS (``ru_maxrss``) is its own. Every page is allowed by the
+origins' robots.txt, so every mode downloads the same 5000 pages; the obeying modes also download one robots.txt per
+origin (counted apart). Asserts nothing: it prints figures.
+
+Run from the repository root: ``.venv/bin/python -m benchmarks.bench_crawl`` (``--help`` for sizes and rounds).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import statistics
+import subprocess
+import sys
+import time
+from typing import Any
+
+ROBOTS = b"User-agent: *\nDisallow: /private\nDisallow: /*.php$\nAllow: /private/ok\nSitemap: http://x/s.xml\n"
+MODES = ("rep", "builtin", "off")
+
+
+def serve(origins: int) -> None:
+    """Child process: ``origins`` listening ports serving robots.txt and small pages; prints the ports as JSON."""
+    from twisted.internet import reactor
+
+    from tests.servers import Reply, Site
+
+    sites = [Site(robots_default=Reply(body=ROBOTS, headers={"Content-Type": "text/plain"})).start()
+             for _ in range(origins)]
+    print(json.dumps([site.port_number for site in sites]), flush=True)
+    reactor.run()  # type: ignore[attr-defined]
+
+
+def crawl(mode: str, ports: list[int], pages: int, concurrency: int) -> None:
+    """Child process: one crawl; prints a JSON line of figures."""
+    from scrapy import Request, Spider, signals
+    from scrapy.crawler import CrawlerProcess
+
+    urls = [f"http://127.0.0.1:{port}/page/{page}" for page in range(pages) for port in ports]
+
+    class BenchSpider(Spider):
+        name = "bench"
+
+        async def start(self) -> Any:
+            for url in urls:
+                yield Request(url, dont_filter=True)
+
+        def parse(self, response: Any) -> None:
+            return None
+
+    settings: dict[str, Any] = {
+        "LOG_LEVEL": "WARNING",
+        "TELNETCONSOLE_ENABLED": False,
+        "CONCURRENT_REQUESTS": concurrency,
+        "CONCURRENT_REQUESTS_PER_DOMAIN": concurrency,
+        "ROBOTSTXT_OBEY": mode != "off",
+        "ADDONS": {"scrapy_rep.Addon": 0} if mode == "rep" else {},
+        "USER_AGENT": "BenchBot/1.0",
+    }
+    process = CrawlerProcess(settings)
+    crawler = process.create_crawler(BenchSpider)
+    started: list[float] = []
+    crawler.signals.connect(lambda: started.append(time.perf_counter()), signals.spider_opened, weak=False)
+    process.crawl(crawler)
+    process.start()
+    elapsed = time.perf_counter() - started[0]
+    stats = crawler.stats.get_stats() if crawler.stats else {}
+    robots = stats.get("rep/robots/downloads", 0) or stats.get("robotstxt/request_count", 0)
+    responses = stats.get("response_received_count", 0) - robots
+    print(json.dumps({
+        "mode": mode, "pages": responses, "robots": robots, "seconds": elapsed, "pages_per_s": responses / elapsed,
+        "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+        "forbidden": stats.get("rep/requests/forbidden", 0) + stats.get("robotstxt/forbidden", 0),
+    }), flush=True)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--origins", type=int, default=100)
+    parser.add_argument("--pages", type=int, default=50)
+    parser.add_argument("--rounds", type=int, default=3, help="crawls per mode (interleaved); the median is shown")
+    parser.add_argument("--concurrency", type=int, default=32)
+    parser.add_argument("--serve", type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--crawl", choices=MODES, help=argparse.SUPPRESS)
+    parser.add_argument("--ports", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.serve:
+        return serve(args.serve)
+    if args.crawl:
+        return crawl(args.crawl, json.loads(args.ports), args.pages, args.concurrency)
+
+    me = [sys.executable, "-m", "benchmarks.bench_crawl"]
+    server = subprocess.Popen([*me, "--serve", str(args.origins)], stdout=subprocess.PIPE, text=True)
+    try:
+        assert server.stdout is not None
+        ports = server.stdout.readline().strip()
+        runs: dict[str, list[dict[str, Any]]] = {mode: [] for mode in MODES}
+        for _ in range(args.rounds):
+            for mode in MODES:
+                out = subprocess.run([*me, "--crawl", mode, "--ports", ports, "--pages", str(args.pages),
+                                      "--concurrency", str(args.concurrency)],
+                                     check=True, capture_output=True, text=True).stdout
+                runs[mode].append(json.loads(out.strip().splitlines()[-1]))
+    finally:
+        server.terminate()
+        server.wait()
+    report(runs, args)
+
+
+def report(runs: dict[str, list[dict[str, Any]]], args: argparse.Namespace) -> None:
+    print(f"{args.origins} origins x {args.pages} pages, CONCURRENT_REQUESTS={args.concurrency}, "
+          f"{args.rounds} round(s) per mode (median)")
+    print(f"{'mode':<8} {'pages':>6} {'robots':>6} {'seconds':>8} {'pages/s':>8} {'vs off':>7} {'peak RSS MB':>11}")
+    off = statistics.median(run["pages_per_s"] for run in runs["off"])
+    for mode in MODES:
+        rate = statistics.median(run["pages_per_s"] for run in runs[mode])
+        last = runs[mode][-1]
+        seconds = statistics.median(run["seconds"] for run in runs[mode])
+        rss = max(run["peak_rss_mb"] for run in runs[mode])
+        print(f"{mode:<8} {last['pages']:>6} {last['robots']:>6} {seconds:>8.2f} {rate:>8.0f} "
+              f"{(rate / off - 1) * 100:>+6.1f}% {rss:>11.1f}")
+
+
+if __name__ == "__main__":
+    main()
