@@ -5,7 +5,8 @@ Exit codes (documented in README, "The CLI"):
 * ``0``: every URL allowed (``check``), no finding (``lint``), every demo page went as robots.txt says (``demo``);
 * ``1``: some URL disallowed (``check``), findings (``lint``), a demo page did not go as robots.txt says;
 * ``2``: usage or input error (bad arguments, missing file, unreadable URL);
-* ``3``: robots.txt temporarily unavailable (5xx, 429 or network error: SPEC 2.2 disallows the whole origin).
+* ``3``: robots.txt temporarily unavailable (5xx, 429 or network error: SPEC 2.2 disallows the whole origin);
+* ``4``: an internal error (a bug: the message names the exception).
 
 Errors are one line on stderr, never a traceback.
 """
@@ -23,7 +24,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-from urllib.parse import urljoin
+from urllib.parse import urljoin, urlsplit
 
 from scrapy_rep import __version__
 from scrapy_rep.config import Config
@@ -36,14 +37,15 @@ from scrapy_rep.matcher import (
     parse,
     report,
 )
-from scrapy_rep.origin import NoOrigin, origin_of
-from scrapy_rep.policy import TOO_MANY_REDIRECTS, FetchResult, outcome_of
+from scrapy_rep.origin import origin_of
+from scrapy_rep.policy import BAD_REDIRECT, TOO_MANY_REDIRECTS, FetchResult, outcome_of
 from scrapy_rep.stores import Outcome
 
 EXIT_OK = 0
 EXIT_FINDINGS = 1
 EXIT_USAGE = 2
 EXIT_UNAVAILABLE = 3
+EXIT_INTERNAL = 4
 
 #: The product token of Scrapy's default ``USER_AGENT`` (SPEC 6.4): what a fresh Scrapy project identifies as.
 DEFAULT_TOKEN = "Scrapy"
@@ -105,7 +107,7 @@ def fetch(url: str, max_bytes: int = MAX_BYTES, max_redirects: int = MAX_REDIREC
     most ``max_bytes`` (+1, see ``load``)."""
     try:
         origin = str(origin_of(url))
-    except NoOrigin as exc:
+    except ValueError as exc:  # NoOrigin, or urlsplit's own (e.g. "Invalid IPv6 URL")
         raise UsageError(f"not a robots.txt URL: {url} ({exc})") from None
     opener = urllib.request.build_opener(_NoRedirects)
     current = url
@@ -114,6 +116,9 @@ def fetch(url: str, max_bytes: int = MAX_BYTES, max_redirects: int = MAX_REDIREC
         if location is None:
             return _robots(url, origin, result, problem, max_bytes)
         current = urljoin(current, location)
+        if urlsplit(current).scheme not in ("http", "https"):  # never file:, ftp: ... from a server's say-so
+            result = FetchResult(error=BAD_REDIRECT, redirects=hop + 1)
+            return _robots(url, origin, result, f"redirect to {current}", max_bytes)
     result = FetchResult(error=TOO_MANY_REDIRECTS, redirects=max_redirects + 1)
     return _robots(url, origin, result, f"more than {max_redirects} redirects", max_bytes)
 
@@ -137,6 +142,8 @@ def _get(
         with exc:
             location = exc.headers.get("Location") if 300 <= exc.code < 400 else None
             return FetchResult(exc.code, redirects=hop), location, ""
+    except ValueError:  # an unreadable redirect target (e.g. "http://[::1")
+        return FetchResult(error=BAD_REDIRECT, redirects=hop), None, f"redirect to unreadable URL {url!r}"
     except urllib.error.URLError as exc:
         error = exc.reason if isinstance(exc.reason, BaseException) else exc
         return FetchResult(error=type(error).__name__, redirects=hop), None, f"network error ({exc.reason})"
@@ -212,7 +219,7 @@ def _check_url_belongs(robots: Robots, url: str) -> None:
         return
     try:
         origin = str(origin_of(url))
-    except NoOrigin:
+    except ValueError:  # NoOrigin, or urlsplit's own
         raise UsageError(f"not a URL or a path starting with '/': {url}") from None
     if robots.origin is not None and origin != robots.origin:
         raise UsageError(f"{url} is not on {robots.origin}: its robots.txt does not apply (SPEC 1.2)")
@@ -439,6 +446,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_USAGE
     except KeyboardInterrupt:
         return 130
+    except Exception as exc:  # the contract is one line, never a traceback; this is a bug to report
+        print(f"scrapy-rep: internal error (please report): {type(exc).__name__}: {exc}", file=sys.stderr)
+        return EXIT_INTERNAL
     return code
 
 

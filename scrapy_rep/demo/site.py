@@ -119,8 +119,9 @@ Crawl-delay: 0.5
 #: retries twice (RETRY_TIMES), so three failures outlast it.
 FLAKY_FAILURES = 3
 OVERSIZED_CAP = 512_000
-#: A redirect to itself, on the ``redirect`` origin: not part of the demo crawl, a case for `scrapy-rep check` URLs.
-LOOP_PATH = "/robots-loop.txt"
+#: Redirects on the ``redirect`` origin that the demo crawl never meets: cases for ``scrapy-rep check`` URLs (a loop:
+#: more than 5 redirects; a redirect to a local file, which must not be read).
+CHECK_REDIRECTS = {"/robots-loop.txt": "/robots-loop.txt", "/robots-to-file.txt": "file:///etc/hostname"}
 
 
 def oversized_robots() -> bytes:
@@ -273,8 +274,8 @@ class DemoSite:
             return Reply(302, location="/robots/v2.txt")
         if spec.name == "redirect" and path == "/robots/v2.txt":
             return Reply(307, location=self.url("rules", REDIRECT_TARGET_PATH))
-        if spec.name == "redirect" and path == LOOP_PATH:
-            return Reply(302, location=LOOP_PATH)  # for `scrapy-rep check`: more than 5 redirects
+        if spec.name == "redirect" and path in CHECK_REDIRECTS:
+            return Reply(302, location=CHECK_REDIRECTS[path])
         if path in spec.extra:
             return Reply(200, spec.extra[path])
         if any(page.path == path for page in spec.pages):

@@ -124,6 +124,16 @@ def test_url_more_than_five_redirects_is_a_404(demo_site: dict[str, str]) -> Non
     assert "more than 5 redirects: no valid robots.txt (SPEC 2.2: like a 404), everything allowed" in done.stdout
 
 
+def test_url_redirect_to_another_scheme_is_not_followed(demo_site: dict[str, str]) -> None:
+    """A server's redirect to file: must not make the tester read a local file: a dead-end redirect, like a 404."""
+    base = demo_site["redirect"]
+    done = run_cli("check", f"{base}/robots-to-file.txt", "/x", "--json")
+    document = json.loads(done.stdout)
+    assert done.returncode == 0
+    assert document["robots_txt"]["outcome"] == "allow-all"
+    assert "redirect to file:///etc/hostname" in document["robots_txt"]["detail"]
+
+
 def test_url_past_the_size_cap(demo_site: dict[str, str]) -> None:
     """SPEC 4.4: the rule past 512,000 bytes is not read."""
     base = demo_site["oversized"]
@@ -147,6 +157,10 @@ def test_errors_are_one_line_without_traceback(tmp_path: Path, demo_site: dict[s
         ("check", str(tmp_path / "absent.txt"), "/"),
         ("check", write(tmp_path, ROBOTS)),
         ("check", write(tmp_path, ROBOTS), "not-a-url"),
+        ("check", write(tmp_path, ROBOTS), "http://[::1/x"),
+        ("check", "http://[::1/robots.txt", "/"),
+        ("check", "https://127.0.0.1:99999/robots.txt", "/"),
+        ("check", str(tmp_path), "/"),
         ("check", write(tmp_path, ROBOTS), "/", "-u", ","),
         ("check", write(tmp_path, ROBOTS), "/", "-u", "examplebot/1.0"),
         ("demo", "--serve", "--compare"),
