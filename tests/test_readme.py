@@ -101,3 +101,26 @@ def test_the_stats_reference_names_every_stat_the_middleware_counts() -> None:
     assert counted, "no stats found in the middleware"
     missing = {key for key in counted if key not in stats_section}
     assert not missing
+
+
+def _table_rows(text: str) -> list[tuple[str, str]]:
+    """(setting cell, default cell) of the settings table, in README's and docs/settings.md's form."""
+    section = text.split("| setting | default |", 1)[1].split("\n\n", 1)[0]
+    return [(m.group(1), m.group(2)) for m in re.finditer(r"^\| ([^|]*`REP_[^|]*) \| ([^|]*) \|", section, re.M)]
+
+
+def test_the_settings_defaults_agree_with_docs_settings_md() -> None:
+    """README's table and docs/settings.md's give each setting the same default (rows may pair two settings)."""
+    docs = (REPO / "docs" / "settings.md").read_text(encoding="utf-8")
+    expected: dict[str, str] = {}
+    for names_cell, defaults_cell in _table_rows(docs):
+        names = re.findall(r"`(REP_[A-Z0-9_]+)`", names_cell)
+        defaults = re.findall(r"`([^`]*)`", defaults_cell)
+        if len(names) == len(defaults):  # REP_USER_AGENT's default is prose; its row is checked by name only
+            expected.update(zip(names, defaults, strict=True))
+    ours = {
+        re.findall(r"`(REP_[A-Z0-9_]+)`", names_cell)[0]: re.findall(r"`([^`]*)`", defaults_cell)[0]
+        for names_cell, defaults_cell in _table_rows(README)
+    }
+    assert len(expected) >= 20
+    assert {name: ours.get(name) for name in expected} == expected
