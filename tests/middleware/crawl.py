@@ -38,8 +38,9 @@ BASE_SETTINGS: dict[str, Any] = {
 
 
 #: A phase runs when the crawl is idle (nothing downloading; requests may be parked): ``action`` (e.g. advance the
-#: clock), then its URLs are requested.
-Phase = tuple[Callable[[], None] | None, list[str]]
+#: clock), then its URLs are requested. An action returning False is not ready yet: it is tried again at the next
+#: idle moment.
+Phase = tuple[Callable[[], bool | None] | None, list[str]]
 
 
 class ListSpider(Spider):
@@ -68,8 +69,9 @@ class ListSpider(Spider):
         if not self.phases:
             return
         action, urls = self.phases.pop(0)
-        if action is not None:
-            action()
+        if action is not None and action() is False:
+            self.phases.insert(0, (action, urls))
+            urls = []
         engine = self.crawler.engine
         for url in urls:
             engine.crawl(Request(url, dont_filter=True, errback=self.failure, meta=dict(self.meta)))
