@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import http.client
 import json
+import os
 import re
 import sys
 import urllib.error
@@ -446,6 +447,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_USAGE
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:  # e.g. `scrapy-rep demo | head`: stop quietly, as a shell tool does
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141
     except Exception as exc:  # the contract is one line, never a traceback; this is a bug to report
         print(f"scrapy-rep: internal error (please report): {type(exc).__name__}: {exc}", file=sys.stderr)
         return EXIT_INTERNAL

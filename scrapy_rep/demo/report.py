@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from itertools import pairwise
 from urllib.parse import urlsplit
 
-from scrapy_rep.demo.crawl import CrawlResult
+from scrapy_rep.demo.crawl import DEMO_SETTINGS, CrawlResult
 from scrapy_rep.demo.site import CRAWL, FORBIDDEN, TOKEN, DemoSite, Hit, OriginSpec
 
 WIDTH = 118
@@ -145,6 +145,10 @@ def report(site: DemoSite, catalog: CrawlResult, news: CrawlResult) -> tuple[str
     out = [
         f"scrapy-rep demo: {len(site.origins)} origins on 127.0.0.1, {pages} pages, spider 'catalog' of "
         f"example_project/ as {TOKEN!r}, through scrapy-rep ({catalog.seconds:.1f} s)",
+        *_wrapped([
+            "demo timings (seconds; a real crawl keeps the defaults): "
+            + ", ".join(f"{name}={value}" for name, value in DEMO_SETTINGS.items() if name.startswith("REP_")),
+        ]),
         "",
     ]
     for run in runs:
