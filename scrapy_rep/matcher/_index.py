@@ -73,19 +73,23 @@ class RuleIndex:
         self._wild = WildcardIndex(wild)
         by_first = self._wild.by_first
         self._table = table = PrefixTable(plain.keys() | by_first.keys())
-        # Per key of the table: the best plain rank on its chain of prefixes, its wildcard bucket (empty when it
-        # has none), the nearest key on its chain (itself included) with a non-empty bucket, and for each key
-        # the nearest one strictly above it; -1 for none.
-        self._plain: list[int] = []
-        self._buckets = [by_first.get(key, []) for key in table.keys]
-        self._first_bucket: list[int] = []
-        for i, key in enumerate(table.keys):
-            parent = table.parents[i]
-            above, above_bucket = (self._plain[parent], self._first_bucket[parent]) if parent >= 0 else (-1, -1)
-            self._plain.append(max(plain.get(key, -1), above))
-            self._first_bucket.append(i if self._buckets[i] else above_bucket)
-        self._next_bucket = [self._first_bucket[p] if p >= 0 else -1 for p in table.parents]
-        self._wild_top = max(self._wild.top, max((b[0][0] for b in by_first.values()), default=-1))
+        # Per key of the table (lists parallel to its keys): the best plain rank on its chain of prefixes, and the
+        # nearest key on that chain (itself included) with a wildcard bucket. Per key with a bucket: the bucket, and
+        # the next key up its chain with one. -1 for none.
+        keys, parents = table.keys, table.parents
+        self._plain = [-1] * len(keys)
+        self._first_bucket = [-1] * len(keys)
+        for i, key in enumerate(keys):
+            rank, parent = plain.get(key, -1), parents[i]
+            if parent >= 0:
+                rank = max(rank, self._plain[parent])
+                self._first_bucket[i] = self._first_bucket[parent]
+            self._plain[i] = rank
+            if key in by_first:
+                self._first_bucket[i] = i
+        self._buckets = {i: by_first[key] for i, key in enumerate(keys) if key in by_first}
+        self._next_bucket = {i: self._first_bucket[parents[i]] if parents[i] >= 0 else -1 for i in self._buckets}
+        self._wild_top = max(self._wild.top, max((bucket[0][0] for bucket in by_first.values()), default=-1))
 
     def best(self, path: str) -> Rule | None:
         """The rule deciding ``path`` (SPEC 7.4), None when no rule matches it."""

@@ -59,7 +59,7 @@ class WildcardIndex:
         self._suffix_buckets = [suffix[key] for key in self._suffix.keys]
         self._infix = infix
         self._infix_above = [-entry[0] for entry in infix]  # ascending: bisect counts the ranks above a rank
-        self._grams = _by_rarest_trigram(infix)
+        self._grams: dict[str, Bucket] | None = None  # built on first need: most groups never need it
         # The best rank of each structure: a structure is skipped when a better rule already matched.
         self._tops = (max((bucket[0][0] for bucket in suffix.values()), default=-1), infix[0][0] if infix else -1)
         self.top = max(self._tops)
@@ -86,6 +86,8 @@ class WildcardIndex:
                 if piece in path and shape.matches(path):
                     return candidate
             return rank
+        if self._grams is None:
+            self._grams = _by_rarest_trigram(self._infix)
         grams = self._grams
         found = {path[i : i + _GRAM] for i in range(len(path) - _GRAM + 1)}
         for gram in found & grams.keys():
