@@ -25,6 +25,7 @@ from ._index_prefix import PrefixTable
 from ._pattern import Shape
 
 _GRAM = 3  # trigram keys: long enough to be selective, short enough that most wildcard pieces have one
+Trigram = tuple[str, str, str]  # three characters: ``set(zip(...))`` lists a text's trigrams in C
 Bucket = list[tuple[int, Shape]]  # shapes with their rank, highest rank first
 _rank_of = itemgetter(0)
 
@@ -59,7 +60,7 @@ class WildcardIndex:
         self._suffix_buckets = [suffix[key] for key in self._suffix.keys]
         self._infix = infix
         self._infix_above = [-entry[0] for entry in infix]  # ascending: bisect counts the ranks above a rank
-        self._grams: dict[str, Bucket] | None = None  # built on first need: most groups never need it
+        self._grams: dict[Trigram, Bucket] | None = None  # built on first need: most groups never need it
         # The best rank of each structure: a structure is skipped when a better rule already matched.
         self._tops = (max((bucket[0][0] for bucket in suffix.values()), default=-1), infix[0][0] if infix else -1)
         self.top = max(self._tops)
@@ -89,7 +90,7 @@ class WildcardIndex:
         if self._grams is None:
             self._grams = _by_rarest_trigram(self._infix)
         grams = self._grams
-        found = {path[i : i + _GRAM] for i in range(len(path) - _GRAM + 1)}
+        found = _trigrams(path)
         for gram in found & grams.keys():
             rank = scan(grams[gram], path, rank)
         return rank
@@ -105,14 +106,19 @@ def scan(bucket: Bucket, path: str, rank: int) -> int:
     return rank
 
 
-def _by_rarest_trigram(infix: list[tuple[int, str, Shape]]) -> dict[str, Bucket]:
+def _trigrams(text: str) -> set[Trigram]:
+    """The trigrams of ``text``."""
+    return set(zip(text, text[1:], text[2:], strict=False))  # the shorter slices end it
+
+
+def _by_rarest_trigram(infix: list[tuple[int, str, Shape]]) -> dict[Trigram, Bucket]:
     """Buckets of the infix shapes (in rank order) keyed by the trigram of their piece that fewest pieces have."""
-    grams_of = [{piece[i : i + _GRAM] for i in range(len(piece) - _GRAM + 1)} for _, piece, _ in infix]
-    counts: dict[str, int] = {}
+    grams_of = [_trigrams(piece) for _, piece, _ in infix]
+    counts: dict[Trigram, int] = {}
     for grams in grams_of:
         for gram in grams:
             counts[gram] = counts.get(gram, 0) + 1
-    buckets: dict[str, Bucket] = {}
+    buckets: dict[Trigram, Bucket] = {}
     for (rank, _, shape), grams in zip(infix, grams_of, strict=True):
         key = min(sorted(grams), key=counts.__getitem__)
         buckets.setdefault(key, []).append((rank, shape))

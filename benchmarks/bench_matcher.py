@@ -1,0 +1,273 @@
+"""Benchmark: scrapy_rep's matcher against Protego (Scrapy's default) and urllib.robotparser, same inputs, one process.
+
+Run from the repository root: ``.venv/bin/python benchmarks/bench_matcher.py`` (``--quick`` for a shorter run).
+Prints three tables (the crawler workload on ../shared/corpus/robots/, scaling with the number of rules,
+adversarial wildcard patterns) and the ratios the project targets. Figures are printed, never asserted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import os
+import platform
+import random
+import sys
+import time
+import tracemalloc
+import urllib.robotparser
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from _corpus import CORPUS, load_corpus, synthetic_robots, urls_for
+from protego import Protego
+
+from scrapy_rep.matcher import parse, path_params_query
+
+SEED = 20260101
+URLS_PER_FILE = 200
+SIZES = (10, 100, 1_000, 10_000)
+
+
+@dataclass(frozen=True)
+class Parser:
+    """One implementation: how it parses a body and how it decides a list of URLs with a parsed file."""
+
+    name: str
+    parse: Callable[[bytes, str], Any]  # (raw bytes, the same decoded as text) -> parsed file
+    decide_all: Callable[[Any, Sequence[str], str], int]  # -> how many URLs were allowed
+
+
+def _ours_decide(robots: Any, urls: Sequence[str], agent: str) -> int:
+    allowed = robots.allowed
+    return sum(1 for url in urls if allowed(url, agent))
+
+
+def _protego_decide(robots: Any, urls: Sequence[str], agent: str) -> int:
+    can_fetch = robots.can_fetch
+    return sum(1 for url in urls if can_fetch(url, agent))
+
+
+def _urllib_parse(_: bytes, text: str) -> urllib.robotparser.RobotFileParser:
+    robots = urllib.robotparser.RobotFileParser()
+    robots.parse(text.splitlines())
+    return robots
+
+
+def _urllib_decide(robots: Any, urls: Sequence[str], agent: str) -> int:
+    can_fetch = robots.can_fetch
+    return sum(1 for url in urls if can_fetch(agent, url))
+
+
+# scrapy_rep reads bytes (as Scrapy hands them to a RobotParser); the others get text decoded beforehand, untimed.
+PARSERS = (
+    Parser("scrapy_rep", lambda data, _: parse(data), _ours_decide),
+    Parser("protego", lambda _, text: Protego.parse(text), _protego_decide),
+    Parser("urllib", _urllib_parse, _urllib_decide),
+)
+
+
+@dataclass
+class CrawlerResult:
+    parse_s: float
+    first_s: float  # the decisions on freshly parsed files (scrapy_rep builds its rule index lazily here)
+    steady_s: float  # the same decisions again
+    decisions: int
+    memory_per_file: float
+    allowed: int
+
+    @property
+    def total_s(self) -> float:
+        return self.parse_s + self.first_s
+
+
+def bench_crawler(files: list[tuple[str, bytes]], agent: str, repeats: int) -> dict[str, CrawlerResult]:
+    """Parse every file once, then decide its URLs; the parsers take turns, best of ``repeats`` rounds each."""
+    rng = random.Random(SEED)
+    texts = [body.decode("utf-8", "replace") for _, body in files]
+    urls = [urls_for(site, body, rng, URLS_PER_FILE) for site, body in files]
+    best = {parser.name: [float("inf")] * 3 for parser in PARSERS}
+    allowed = {}
+    for _ in range(repeats):
+        for parser in PARSERS:
+            times, allowed[parser.name] = _crawl_once(parser, files, texts, urls, agent)
+            best[parser.name] = [min(old, new) for old, new in zip(best[parser.name], times, strict=True)]
+    decisions = sum(len(batch) for batch in urls)
+    results = {}
+    for parser in PARSERS:
+        parse_s, first_s, steady_s = best[parser.name]
+        memory = _memory_per_file(parser, files, texts, urls, agent)
+        results[parser.name] = CrawlerResult(parse_s, first_s, steady_s, decisions, memory, allowed[parser.name])
+    return results
+
+
+def _crawl_once(parser: Parser, files: list[tuple[str, bytes]], texts: list[str], urls: list[list[str]],
+                agent: str) -> tuple[tuple[float, float, float], int]:
+    """Seconds to parse all files, to decide all URLs once, and again; and how many URLs were allowed."""
+    gc.collect()
+    start = time.perf_counter()
+    parsed = [parser.parse(body, text) for (_, body), text in zip(files, texts, strict=True)]
+    parsed_at = time.perf_counter()
+    allowed = sum(parser.decide_all(robots, batch, agent) for robots, batch in zip(parsed, urls, strict=True))
+    first_at = time.perf_counter()
+    for robots, batch in zip(parsed, urls, strict=True):
+        parser.decide_all(robots, batch, agent)
+    steady_at = time.perf_counter()
+    return (parsed_at - start, first_at - parsed_at, steady_at - first_at), allowed
+
+
+def _memory_per_file(parser: Parser, files: list[tuple[str, bytes]], texts: list[str], urls: list[list[str]],
+                     agent: str) -> float:
+    """Bytes still allocated per file once every file is parsed and decided (caches and indexes included)."""
+    gc.collect()
+    tracemalloc.start()
+    before = tracemalloc.get_traced_memory()[0]
+    parsed = [parser.parse(body, text) for (_, body), text in zip(files, texts, strict=True)]
+    for robots, batch in zip(parsed, urls, strict=True):
+        parser.decide_all(robots, batch, agent)
+    gc.collect()
+    retained = tracemalloc.get_traced_memory()[0] - before
+    tracemalloc.stop()
+    del parsed
+    return retained / len(files)
+
+
+def bench_scaling(agent: str, budget_s: float) -> dict[str, dict[int, float]]:
+    """ns per decision (steady state, parse excluded) for synthetic files of each size in SIZES."""
+    results: dict[str, dict[int, float]] = {parser.name: {} for parser in PARSERS}
+    for size in SIZES:
+        rng = random.Random(SEED + size)
+        text = synthetic_robots(size, rng)
+        urls = urls_for("example.com", text.encode(), rng, URLS_PER_FILE)
+        for parser in PARSERS:
+            robots = parser.parse(text.encode(), text)
+            parser.decide_all(robots, urls[:1], agent)  # warm: builds lazy structures
+            run = partial(parser.decide_all, robots, urls, agent)
+            results[parser.name][size] = _ns_per_call(run, len(urls), budget_s)
+    return results
+
+
+ADVERSARIAL = (
+    ("/*a*a*a*a*a*a*a*a*a*a*b  vs /a{5000}", "/*a*a*a*a*a*a*a*a*a*a*b", "/" + "a" * 5000),
+    ("/*a*a*a*a*a*a*a*a*a*ab$  vs /a{5000}", "/*a*a*a*a*a*a*a*a*a*ab$", "/" + "a" * 5000),
+    ("/(*a){100}*b             vs /a{5000}", "/" + "*a" * 100 + "*b", "/" + "a" * 5000),
+    ("/*a{50}b                 vs /a{5000}", "/*" + "a" * 50 + "b", "/" + "a" * 5000),
+    ("/*ab*ab*ab*ab*ab*ab*c    vs /(ab){2500}", "/*ab*ab*ab*ab*ab*ab*c", "/" + "ab" * 2500),
+)
+
+
+def bench_adversarial(agent: str, budget_s: float) -> list[tuple[str, dict[str, tuple[float, bool]]]]:
+    """µs per decision for one rule with a hostile pattern against a long path (a guarded single run first)."""
+    rows = []
+    for label, pattern, path in ADVERSARIAL:
+        text = f"User-agent: *\nDisallow: {pattern}\n"
+        row = {}
+        for parser in PARSERS:
+            robots = parser.parse(text.encode(), text)
+            start = time.perf_counter()
+            allowed = parser.decide_all(robots, [path], agent) == 1
+            once = time.perf_counter() - start
+            run = partial(parser.decide_all, robots, [path], agent)
+            per_call = once * 1e9 if once > budget_s else _ns_per_call(run, 1, budget_s)
+            row[parser.name] = (per_call / 1e3, allowed)
+        rows.append((label, row))
+    return rows
+
+
+def _ns_per_call(run: Callable[[], object], calls: int, budget_s: float) -> float:
+    """ns per call of the best of several timed runs of ``run`` (each making ``calls`` calls) within a budget."""
+    best = float("inf")
+    deadline = time.perf_counter() + budget_s
+    rounds = 0
+    while rounds < 3 or time.perf_counter() < deadline:
+        start = time.perf_counter()
+        run()
+        best = min(best, time.perf_counter() - start)
+        rounds += 1
+        if rounds >= 3 and best > budget_s:
+            break
+    return best * 1e9 / calls
+
+
+def bench_path_extraction(files: list[tuple[str, bytes]]) -> float:
+    """ns per URL of scrapy_rep's URL-to-path step alone (part of every decision), on the crawler's URLs."""
+    rng = random.Random(SEED)
+    urls = [url for site, body in files for url in urls_for(site, body, rng, URLS_PER_FILE)]
+    return _ns_per_call(lambda: [path_params_query(url) for url in urls], len(urls), 0.0)
+
+
+def print_crawler(results: dict[str, CrawlerResult], files: int) -> None:
+    print(f"\nCrawler workload: {files} corpus files, {URLS_PER_FILE} URLs each (best of runs)")
+    print(f"{'parser':<11} {'parse ms':>9} {'µs/file':>8} {'decide ms':>10} {'ns/dec':>8} {'steady ns/dec':>14} "
+          f"{'total ms':>9} {'KiB/file':>9} {'allowed':>8}")
+    for name, r in results.items():
+        print(f"{name:<11} {r.parse_s * 1e3:9.1f} {r.parse_s * 1e6 / files:8.1f} {r.first_s * 1e3:10.1f} "
+              f"{r.first_s * 1e9 / r.decisions:8.0f} {r.steady_s * 1e9 / r.decisions:14.0f} {r.total_s * 1e3:9.1f} "
+              f"{r.memory_per_file / 1024:9.1f} {r.allowed:8d}")
+
+
+def print_scaling(results: dict[str, dict[int, float]]) -> None:
+    print("\nScaling: ns per decision (steady state), synthetic files, 80% plain prefixes / 20% wildcards")
+    print(f"{'parser':<11}" + "".join(f"{size:>10,}" for size in SIZES) + f"{'10k/10':>10}")
+    for name, row in results.items():
+        growth = row[SIZES[-1]] / row[SIZES[0]]
+        print(f"{name:<11}" + "".join(f"{row[size]:10.0f}" for size in SIZES) + f"{growth:9.1f}x")
+
+
+def print_adversarial(rows: list[tuple[str, dict[str, tuple[float, bool]]]]) -> None:
+    print("\nAdversarial wildcards: µs per decision (allowed?); urllib ignores wildcards, so its answers differ")
+    print(f"{'case':<40}" + "".join(f"{parser.name:>20}" for parser in PARSERS))
+    for label, row in rows:
+        print(f"{label:<40}" + "".join(f"{row[p.name][0]:13.1f} ({'y' if row[p.name][1] else 'n'})  " for p in PARSERS))
+
+
+def print_ratios(crawler: dict[str, CrawlerResult] | None, scaling: dict[str, dict[int, float]]) -> None:
+    print("\nRatios (scrapy_rep vs Protego; higher is better except growth)")
+    if crawler:
+        ours, theirs = crawler["scrapy_rep"], crawler["protego"]
+        print(f"  decisions, first pass (incl. lazy index): {theirs.first_s / ours.first_s:6.1f}x   (target >= 5x)")
+        print(f"  decisions, steady state:                  {theirs.steady_s / ours.steady_s:6.1f}x   (target >= 5x)")
+        print(f"  whole workload (parse + all decisions):   {theirs.total_s / ours.total_s:6.1f}x   (target >= 3x)")
+        print(f"  parse:                                    {theirs.parse_s / ours.parse_s:6.1f}x   (target >= 1x)")
+    row = scaling["scrapy_rep"]
+    print(f"  growth 10k/10 rules, scrapy_rep:          {row[SIZES[-1]] / row[SIZES[0]]:6.1f}x   (target <= 5x)")
+    row = scaling["protego"]
+    print(f"  growth 10k/10 rules, Protego:             {row[SIZES[-1]] / row[SIZES[0]]:6.1f}x")
+
+
+def main(argv: list[str] | None = None) -> None:
+    options = argparse.ArgumentParser(description=__doc__)
+    options.add_argument("--quick", action="store_true", help="300 corpus files, one run, short budgets")
+    options.add_argument("--files", type=int, default=None, help="use only the first N corpus files")
+    options.add_argument("--agent", default="examplebot", help="the user agent deciding (default: examplebot)")
+    args = options.parse_args(argv)
+    repeats, budget = (1, 0.05) if args.quick else (3, 0.3)
+    print(f"Python {platform.python_version()} on {platform.machine()}, {os.cpu_count()} CPUs; agent {args.agent!r}")
+
+    files = load_corpus()
+    limit = args.files or (300 if args.quick else None)
+    files = files[:limit] if limit else files
+    crawler = None
+    if files:
+        crawler = bench_crawler(files, args.agent, repeats)
+        print_crawler(crawler, len(files))
+        extraction = bench_path_extraction(files)
+        steady = crawler["scrapy_rep"].steady_s * 1e9 / crawler["scrapy_rep"].decisions
+        print(f"  of a scrapy_rep decision, URL -> path (path_params_query): {extraction:.0f} ns "
+              f"({extraction / steady:.0%} of the steady decision)")
+    else:
+        print(f"\nCrawler workload skipped: corpus not found at {CORPUS}")
+    scaling = bench_scaling(args.agent, budget)
+    print_scaling(scaling)
+    print_adversarial(bench_adversarial(args.agent, budget))
+    print_ratios(crawler, scaling)
+
+
+if __name__ == "__main__":
+    main()
