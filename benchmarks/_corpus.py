@@ -14,8 +14,28 @@ from pathlib import Path
 CORPUS = Path(__file__).resolve().parents[1] / ".." / "shared" / "corpus" / "robots"
 
 _RULE_LINE = re.compile(rb"^[ \t]*(?:dis)?allow[ \t]*:?[ \t]*([^\s#]+)", re.IGNORECASE | re.MULTILINE)
-_WORDS = ["search", "cart", "account", "products", "blog", "admin", "api", "tag", "wp-content", "images", "user",
-          "login", "catalog", "static", "news", "category", "item", "help", "private", "download"]
+_WORDS = [
+    "search",
+    "cart",
+    "account",
+    "products",
+    "blog",
+    "admin",
+    "api",
+    "tag",
+    "wp-content",
+    "images",
+    "user",
+    "login",
+    "catalog",
+    "static",
+    "news",
+    "category",
+    "item",
+    "help",
+    "private",
+    "download",
+]
 _EXTENSIONS = ["pdf", "php", "html", "json", "xml", "jpg", "zip", "aspx"]
 _PARAMS = ["sort", "q", "page", "ref", "sessionid", "filter", "lang", "utm_source"]
 
@@ -61,12 +81,14 @@ def synthetic_robots(rules: int, rng: random.Random) -> str:
         if rng.random() < 0.8:
             pattern = random_path(rng).split("?")[0] + (f"-{i}" if rng.random() < 0.5 else "")
         else:
-            pattern = rng.choice([
-                f"/*.{rng.choice(_EXTENSIONS)}{i}$",
-                f"/*?{rng.choice(_PARAMS)}{i}=",
-                f"/*/{rng.choice(_WORDS)}-{i}/",
-                f"/{rng.choice(_WORDS)}-{i}/*.{rng.choice(_EXTENSIONS)}",
-            ])
+            pattern = rng.choice(
+                [
+                    f"/*.{rng.choice(_EXTENSIONS)}{i}$",
+                    f"/*?{rng.choice(_PARAMS)}{i}=",
+                    f"/*/{rng.choice(_WORDS)}-{i}/",
+                    f"/{rng.choice(_WORDS)}-{i}/*.{rng.choice(_EXTENSIONS)}",
+                ]
+            )
         lines.append(f"{kind}: {pattern}")
     return "\n".join(lines) + "\n"
 

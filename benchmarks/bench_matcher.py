@@ -107,8 +107,9 @@ def bench_crawler(files: list[tuple[str, bytes]], agent: str, repeats: int) -> d
     return results
 
 
-def _crawl_once(parser: Parser, files: list[tuple[str, bytes]], texts: list[str], urls: list[list[str]],
-                agent: str) -> tuple[tuple[float, float, float], int]:
+def _crawl_once(
+    parser: Parser, files: list[tuple[str, bytes]], texts: list[str], urls: list[list[str]], agent: str
+) -> tuple[tuple[float, float, float], int]:
     """Seconds to parse all files, to decide all URLs once, and again; and how many URLs were allowed."""
     gc.collect()
     start = time.perf_counter()
@@ -122,8 +123,9 @@ def _crawl_once(parser: Parser, files: list[tuple[str, bytes]], texts: list[str]
     return (parsed_at - start, first_at - parsed_at, steady_at - first_at), allowed
 
 
-def _memory_per_file(parser: Parser, files: list[tuple[str, bytes]], texts: list[str], urls: list[list[str]],
-                     agent: str) -> float:
+def _memory_per_file(
+    parser: Parser, files: list[tuple[str, bytes]], texts: list[str], urls: list[list[str]], agent: str
+) -> float:
     """Bytes still allocated per file once every file is parsed and decided (caches and indexes included)."""
     gc.collect()
     tracemalloc.start()
@@ -204,12 +206,16 @@ def bench_path_extraction(files: list[tuple[str, bytes]]) -> float:
 
 def print_crawler(results: dict[str, CrawlerResult], files: int) -> None:
     print(f"\nCrawler workload: {files} corpus files, {URLS_PER_FILE} URLs each (best of runs)")
-    print(f"{'parser':<11} {'parse ms':>9} {'µs/file':>8} {'decide ms':>10} {'ns/dec':>8} {'steady ns/dec':>14} "
-          f"{'total ms':>9} {'KiB/file':>9} {'allowed':>8}")
+    print(
+        f"{'parser':<11} {'parse ms':>9} {'µs/file':>8} {'decide ms':>10} {'ns/dec':>8} {'steady ns/dec':>14} "
+        f"{'total ms':>9} {'KiB/file':>9} {'allowed':>8}"
+    )
     for name, r in results.items():
-        print(f"{name:<11} {r.parse_s * 1e3:9.1f} {r.parse_s * 1e6 / files:8.1f} {r.first_s * 1e3:10.1f} "
-              f"{r.first_s * 1e9 / r.decisions:8.0f} {r.steady_s * 1e9 / r.decisions:14.0f} {r.total_s * 1e3:9.1f} "
-              f"{r.memory_per_file / 1024:9.1f} {r.allowed:8d}")
+        print(
+            f"{name:<11} {r.parse_s * 1e3:9.1f} {r.parse_s * 1e6 / files:8.1f} {r.first_s * 1e3:10.1f} "
+            f"{r.first_s * 1e9 / r.decisions:8.0f} {r.steady_s * 1e9 / r.decisions:14.0f} {r.total_s * 1e3:9.1f} "
+            f"{r.memory_per_file / 1024:9.1f} {r.allowed:8d}"
+        )
 
 
 def print_scaling(results: dict[str, dict[int, float]]) -> None:
@@ -259,8 +265,10 @@ def main(argv: list[str] | None = None) -> None:
         print_crawler(crawler, len(files))
         extraction = bench_path_extraction(files)
         steady = crawler["scrapy_rep"].steady_s * 1e9 / crawler["scrapy_rep"].decisions
-        print(f"  of a scrapy_rep decision, URL -> path (path_params_query): {extraction:.0f} ns "
-              f"({extraction / steady:.0%} of the steady decision)")
+        print(
+            f"  of a scrapy_rep decision, URL -> path (path_params_query): {extraction:.0f} ns "
+            f"({extraction / steady:.0%} of the steady decision)"
+        )
     else:
         print(f"\nCrawler workload skipped: corpus not found at {CORPUS}")
     scaling = bench_scaling(args.agent, budget)
