@@ -2,7 +2,8 @@
 the footprint of 100,000 origins. Prints tables; asserts nothing (docs/stores.md holds the figures of one run).
 
 Run from the repository root: ``.venv/bin/python -m benchmarks.bench_stores`` (``--help`` for the sizes).
-The Redis rows use a private redis-server on a free loopback port (skipped when the binary is absent).
+The Redis rows use a private redis-server on a free loopback port (skipped when the binary is absent); the crawl
+table serves its origins with ``benchmarks.bench_crawl --serve``.
 """
 
 from __future__ import annotations
@@ -10,9 +11,12 @@ from __future__ import annotations
 import argparse
 import asyncio
 import gc
+import json
 import multiprocessing
 import os
 import statistics
+import subprocess
+import sys
 import tempfile
 import time
 import tracemalloc
@@ -267,6 +271,70 @@ def footprints(corpus: list[bytes], origins: int, workdir: Path, redis_server: R
           ["store", "crawler RSS MiB", "RSS B/origin", "stored outside the crawler", "µs per put"], rows)
 
 
+# --- whole crawls, one per store ----------------------------------------------------------------------------
+
+
+def crawl_child(store: str, ports: list[int], pages: int) -> None:
+    """Child process: one crawl of ``pages`` pages on each origin with ``REP_STORE = store``; prints JSON figures."""
+    from scrapy import Request, Spider, signals
+    from scrapy.crawler import CrawlerProcess
+
+    urls = [f"http://127.0.0.1:{port}/page/{page}" for page in range(pages) for port in ports]
+
+    class StoreBenchSpider(Spider):
+        name = "store-bench"
+
+        async def start(self) -> Any:
+            for url in urls:
+                yield Request(url, dont_filter=True)
+
+        def parse(self, response: Any) -> None:
+            return None
+
+    process = CrawlerProcess({"LOG_LEVEL": "WARNING", "TELNETCONSOLE_ENABLED": False, "CONCURRENT_REQUESTS": 32,
+                              "CONCURRENT_REQUESTS_PER_DOMAIN": 32, "ROBOTSTXT_OBEY": True,
+                              "ADDONS": {"scrapy_rep.Addon": 0}, "USER_AGENT": "BenchBot/1.0", "REP_STORE": store})
+    crawler = process.create_crawler(StoreBenchSpider)
+    started: list[float] = []
+    crawler.signals.connect(lambda: started.append(time.perf_counter()), signals.spider_opened, weak=False)
+    process.crawl(crawler)
+    process.start()
+    elapsed = time.perf_counter() - started[0]
+    stats = crawler.stats.get_stats() if crawler.stats else {}
+    robots = stats.get("rep/robots/downloads", 0)
+    pages_done = stats.get("response_received_count", 0) - robots
+    print(json.dumps({"pages": pages_done, "robots": robots, "store_hits": stats.get("rep/cache/store_hits", 0),
+                      "store_errors": stats.get("rep/store/errors", 0), "seconds": elapsed}), flush=True)
+
+
+def crawls(origins: int, pages: int, workdir: Path, redis_url: str | None) -> None:
+    """The same crawl with each store; each store twice, so the second (a fresh process) starts from a warm store.
+    Decisions for cached origins never touch the store, so pages/s should not depend on it."""
+    me = [sys.executable, "-m", "benchmarks.bench_stores"]
+    server = subprocess.Popen([sys.executable, "-m", "benchmarks.bench_crawl", "--serve", str(origins)],
+                              stdout=subprocess.PIPE, text=True)
+    rows = []
+    try:
+        assert server.stdout is not None
+        ports = server.stdout.readline().strip()
+        stores = [("memory", "memory"), ("sqlite", f"sqlite://{workdir}/crawl.db")]
+        if redis_url:
+            stores.append(("redis", f"{redis_url}?prefix=crawl-bench:"))
+        for name, uri in stores:
+            for run_name in ("first run", "second run"):
+                out = subprocess.run([*me, "--crawl-store", uri, "--ports", ports, "--crawl-pages", str(pages)],
+                                     check=True, capture_output=True, text=True).stdout
+                result = json.loads(out.strip().splitlines()[-1])
+                rows.append([f"{name}, {run_name}", result["pages"], result["robots"], result["store_hits"],
+                             result["store_errors"], result["seconds"], result["pages"] / result["seconds"],
+                             result["seconds"] / result["pages"] * 1e6])
+    finally:
+        server.terminate()
+        server.wait()
+    table(f"Crawls of {origins} origins x {pages} pages through RobotsMiddleware (CONCURRENT_REQUESTS=32)",
+          ["store", "pages", "robots.txt", "store hits", "store errors", "seconds", "pages/s", "µs per page"], rows)
+
+
 @contextmanager
 def maybe_redis(workdir: Path) -> Iterator[RedisServer | None]:
     try:
@@ -288,15 +356,28 @@ def main() -> None:
     parser.add_argument("--calls", type=int, default=10_000, help="calls per latency figure")
     parser.add_argument("--processes", type=int, default=4, help="processes sharing one SQLite file")
     parser.add_argument("--rounds", type=int, default=2_000, help="whole misses per process in the SQLite table")
+    parser.add_argument("--crawl-origins", type=int, default=100, help="origins in the crawl table")
+    parser.add_argument("--crawl-pages", type=int, default=50, help="pages per origin in the crawl table")
+    parser.add_argument("--tables", default="memory,latency,sqlite,crawl,footprint", help="which tables, in order")
+    parser.add_argument("--crawl-store", help=argparse.SUPPRESS)
+    parser.add_argument("--ports", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.crawl_store:
+        return crawl_child(args.crawl_store, json.loads(args.ports), args.crawl_pages)
     corpus = bodies()
     with tempfile.TemporaryDirectory() as tmp:
         workdir = Path(tmp)
         with maybe_redis(workdir) as redis_server:
-            memory_per_origin(corpus)
-            latencies(corpus, args.calls, workdir, redis_server.url if redis_server else None)
-            sqlite_contention(corpus, args.processes, args.rounds, workdir)
-            footprints(corpus, args.origins, workdir, redis_server)
+            redis_url = redis_server.url if redis_server else None
+            tables: dict[str, Callable[[], None]] = {
+                "memory": lambda: memory_per_origin(corpus),
+                "latency": lambda: latencies(corpus, args.calls, workdir, redis_url),
+                "sqlite": lambda: sqlite_contention(corpus, args.processes, args.rounds, workdir),
+                "crawl": lambda: crawls(args.crawl_origins, args.crawl_pages, workdir, redis_url),
+                "footprint": lambda: footprints(corpus, args.origins, workdir, redis_server),
+            }
+            for name in args.tables.split(","):
+                tables[name]()
 
 
 if __name__ == "__main__":
