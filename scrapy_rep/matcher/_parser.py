@@ -43,6 +43,7 @@ _KEYS: tuple[tuple[Key, tuple[bytes, ...], tuple[bytes, ...]], ...] = (
     (Key.DISALLOW, (b"disallow",), (b"dissallow", b"dissalow", b"disalow", b"diasllow", b"disallaw")),
     (Key.SITEMAP, (b"sitemap",), (b"site-map",)),
 )
+_LONGEST_NAME = max(len(name) for _, names, typos in _KEYS for name in names + typos)
 
 
 @dataclass(slots=True)
@@ -77,10 +78,15 @@ class ParseHandler(Protocol):
     def line_metadata(self, line: int, metadata: LineMetadata) -> None: ...
 
 
-@functools.lru_cache(maxsize=512)
 def classify_key(key: bytes) -> tuple[Key, bool]:
-    """The kind of ``key`` and whether it was one of the accepted typos (cached: files repeat their keys)."""
-    lowered = key.lower()
+    """The kind of ``key`` and whether it was one of the accepted typos."""
+    return _classify_start(key[:_LONGEST_NAME])
+
+
+@functools.lru_cache(maxsize=256)
+def _classify_start(start: bytes) -> tuple[Key, bool]:
+    """``classify_key`` on the first bytes of a key, all that recognition reads (cached: files repeat keys)."""
+    lowered = start.lower()
     for kind, names, typos in _KEYS:
         if lowered.startswith(names):
             return kind, False
