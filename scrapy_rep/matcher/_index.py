@@ -70,7 +70,7 @@ class RuleIndex:
             else:
                 plain[pattern] = rank
         self._exact = exact
-        self._wild = WildcardIndex(wild)
+        self._wild = WildcardIndex(wild) if wild else _NO_WILDCARDS
         by_first = self._wild.by_first
         self._table = table = PrefixTable(plain.keys() | by_first.keys())
         # Per key of the table (lists parallel to its keys): the best plain rank on its chain of prefixes, and the
@@ -106,6 +106,9 @@ class RuleIndex:
             if self._wild.top > rank:
                 rank = self._wild.best(path, rank)
         return self._by_rank[rank] if rank >= 0 else None
+
+
+_NO_WILDCARDS = WildcardIndex({})  # shared by the many groups without wildcard rules; never changes
 
 
 def _strength(rule: Rule) -> tuple[int, bool, int]:

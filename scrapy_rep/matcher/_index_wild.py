@@ -25,6 +25,7 @@ from ._index_prefix import PrefixTable
 from ._pattern import Shape
 
 _GRAM = 3  # trigram keys: long enough to be selective, short enough that most wildcard pieces have one
+_SCAN_AT_LEAST = 16  # candidates tested one by one even against a shorter path: cheaper than the trigram buckets
 Trigram = tuple[str, str, str]  # three characters: ``set(zip(...))`` lists a text's trigrams in C
 Bucket = list[tuple[int, Shape]]  # shapes with their rank, highest rank first
 _rank_of = itemgetter(0)
@@ -80,7 +81,7 @@ class WildcardIndex:
 
     def _best_infix(self, path: str, rank: int) -> int:
         """The best rank among ``rank`` and the infix-filed shapes matching ``path``."""
-        if bisect_left(self._infix_above, -rank) <= len(path):
+        if bisect_left(self._infix_above, -rank) <= max(len(path), _SCAN_AT_LEAST):
             for candidate, piece, shape in self._infix:
                 if candidate <= rank:
                     break
