@@ -217,11 +217,12 @@ def comparison(ours_site: DemoSite, ours: CrawlResult, their_site: DemoSite, the
     lines.extend([
         "",
         f"let through against robots.txt: scrapy-rep {through_left} page(s), built-in {through_right} page(s).",
-        *_wrapped([
+        textwrap.fill(
             "Why the built-in lets pages through: it parses whatever a 5xx robots.txt answer holds (an error page: "
             "no rules, so everything is allowed), and of the requests that wait for an origin's robots.txt only "
             "the first receives the parser; the others go out unchecked.",
-        ]),
+            WIDTH,
+        ),
     ])
     return "\n".join(lines)
 
