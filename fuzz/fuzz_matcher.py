@@ -4,7 +4,8 @@ One input is a robots.txt body, optionally followed by ``SEPARATOR`` and newline
 target probes a fixed set plus URLs made from the body's own rule values, so plain robots.txt files (the shared
 corpus) are good seeds. For every input it checks:
 
-* ``parse`` and ``report`` never raise, whatever the bytes or size (SPEC 4.5);
+* ``parse`` and ``report`` never raise, whatever the bytes or size (SPEC 4.5), nor do ``crawl_delay``,
+  ``clean_params`` and the report's accessors;
 * ``allowed`` returns a bool and agrees with ``explain`` and with the deciding rule's kind (SPEC 7.4);
 * every decision equals Google's C++ library (jwm.robotstxt bindings), when installed, for ASCII URLs (what
   Scrapy sends: request URLs are percent-encoded), given the whole body (Google has no size cap).
@@ -24,7 +25,7 @@ SEPARATOR = b"\n\x00URLS\x00\n"
 AGENTS = ("foobot", "googlebot", "googlebot-news", "x")
 PROBES = ("/", "/a", "/index.html", "/a/b?c=d", "/%C3%A9", "/é", "http://example.com/x;p?q#f", "", "//h/p", "?q")
 _RULE_VALUE = re.compile(rb"^[ \t]*(?:dis)?allow[ \t]*:?[ \t]*([^#\r\n]*)", re.IGNORECASE | re.MULTILINE)
-_MAX_PROBED_RULES = 32
+_MAX_PROBED_RULES = 16
 
 GoogleAllowed = Callable[[bytes, str, str], bool]
 
@@ -57,12 +58,19 @@ def check_one(data: bytes, google: GoogleAllowed | None) -> None:
     from scrapy_rep.matcher import parse, report
 
     body, urls = split_input(data)
-    report(body)
+    summary = report(body)
+    assert summary.valid_directives + summary.unknown_directives <= summary.last_line_seen
+    assert all(isinstance(sitemap, str) for sitemap in summary.sitemaps)
     capped = parse(body)
     whole = parse(body, max_bytes=None)
+    for agent in AGENTS:
+        delay = whole.crawl_delay(agent)
+        assert delay is None or delay >= 0
+        assert all(isinstance(value, str) for value in whole.clean_params(agent))
     for url in urls:
         for agent in AGENTS:
             verdict = whole.explain(url, agent)
+            assert isinstance(str(verdict), str)
             allowed = whole.allowed(url, agent)
             assert type(allowed) is bool, (url, agent, allowed)
             assert verdict.allowed is allowed, (body, url, agent)
