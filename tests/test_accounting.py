@@ -135,7 +135,7 @@ async def test_every_request_ends_in_exactly_one_fate_spec_8_2(servers: Any) -> 
     result.assert_accounted()
 
     # 3. The servers saw exactly the requests that were sent: every downloaded or passed-through page once, nothing
-    #    forbidden or held, and robots.txt once per fetch attempt (flaky: twice) plus the passed-through robots.txt request.
+    #    forbidden or held, and robots.txt once per fetch attempt (flaky: twice; rules: once more, passed through).
     sent = Counter(url for url, fate in fates.items() if fate in ("downloaded", "passed_through")
                    and not url.startswith("data:"))
     for server in (rules, missing, flaky, failing, silent):

@@ -15,13 +15,16 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 SEEDS = {
-    "groups.txt": b"User-agent: *\nDisallow: /private\nAllow: /private/ok$\n\nUser-agent: googlebot\nDisallow: /*.php\n",
-    "typos.txt": b"\xef\xbb\xbfuseragent foobot\ndissallow: /a%2Fb*\nsitemap: http://x/s.xml # c\r\nallow /index.html\n",
+    "groups.txt": b"User-agent: *\nDisallow: /private\nAllow: /private/ok$\n\nUser-agent: googlebot\n"
+                  b"Disallow: /*.php\n",
+    "typos.txt": b"\xef\xbb\xbfuseragent foobot\ndissallow: /a%2Fb*\nsitemap: http://x/s.xml # c\r\n"
+                 b"allow /index.html\n",
     "urls.txt": b"user-agent: foobot\ndisallow: /fish*.php$\n\n\x00URLS\x00\n/fish.php\n/fishheads/x.php?y\n",
 }
 
 
-@pytest.mark.skipif(importlib.util.find_spec("atheris") is None, reason="atheris is not installed (pip install atheris)")
+@pytest.mark.skipif(importlib.util.find_spec("atheris") is None,
+                    reason="atheris is not installed (pip install atheris)")
 def test_fuzz_target_runs_clean(tmp_path: Path) -> None:
     corpus = tmp_path / "corpus"
     corpus.mkdir()
