@@ -4,7 +4,9 @@ Modes: ``rep`` (scrapy_rep.Addon), ``builtin`` (Scrapy's RobotsTxtMiddleware wit
 ``off`` (ROBOTSTXT_OBEY = False). The servers run in their own process (so they do not share the crawler's CPU), and
 each crawl runs in a fresh process so its peak RSS (``ru_maxrss``) is its own. Every page is allowed by the
 origins' robots.txt, so every mode downloads the same 5000 pages; the obeying modes also download one robots.txt per
-origin (counted apart). Asserts nothing: it prints figures.
+origin (counted apart). Asserts nothing: it prints figures. Wall-clock pages/s is sensitive to whatever else the
+machine runs; CPU time per page (the crawler process's user+system time from spider_opened to the end) is the steadier
+measure of what each mode costs.
 
 Run from the repository root: ``.venv/bin/python -m benchmarks.bench_crawl`` (``--help`` for sizes and rounds).
 """
@@ -65,15 +67,23 @@ def crawl(mode: str, ports: list[int], pages: int, concurrency: int) -> None:
     process = CrawlerProcess(settings)
     crawler = process.create_crawler(BenchSpider)
     started: list[float] = []
-    crawler.signals.connect(lambda: started.append(time.perf_counter()), signals.spider_opened, weak=False)
+    cpu_started: list[float] = []
+
+    def opened() -> None:
+        started.append(time.perf_counter())
+        cpu_started.append(time.process_time())
+
+    crawler.signals.connect(opened, signals.spider_opened, weak=False)
     process.crawl(crawler)
     process.start()
     elapsed = time.perf_counter() - started[0]
+    cpu = time.process_time() - cpu_started[0]
     stats = crawler.stats.get_stats() if crawler.stats else {}
     robots = stats.get("rep/robots/downloads", 0) or stats.get("robotstxt/request_count", 0)
     responses = stats.get("response_received_count", 0) - robots
     print(json.dumps({
         "mode": mode, "pages": responses, "robots": robots, "seconds": elapsed, "pages_per_s": responses / elapsed,
+        "cpu_ms_per_page": cpu * 1000 / responses,
         "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
         "forbidden": stats.get("rep/requests/forbidden", 0) + stats.get("robotstxt/forbidden", 0),
     }), flush=True)
@@ -115,15 +125,18 @@ def main() -> None:
 def report(runs: dict[str, list[dict[str, Any]]], args: argparse.Namespace) -> None:
     print(f"{args.origins} origins x {args.pages} pages, CONCURRENT_REQUESTS={args.concurrency}, "
           f"{args.rounds} round(s) per mode (median)")
-    print(f"{'mode':<8} {'pages':>6} {'robots':>6} {'seconds':>8} {'pages/s':>8} {'vs off':>7} {'peak RSS MB':>11}")
+    print(f"{'mode':<8} {'pages':>6} {'robots':>6} {'seconds':>8} {'pages/s':>8} {'vs off':>7} "
+          f"{'CPU ms/page':>11} {'vs off':>7} {'peak RSS MB':>11}")
     off = statistics.median(run["pages_per_s"] for run in runs["off"])
+    off_cpu = statistics.median(run["cpu_ms_per_page"] for run in runs["off"])
     for mode in MODES:
         rate = statistics.median(run["pages_per_s"] for run in runs[mode])
+        cpu = statistics.median(run["cpu_ms_per_page"] for run in runs[mode])
         last = runs[mode][-1]
         seconds = statistics.median(run["seconds"] for run in runs[mode])
         rss = max(run["peak_rss_mb"] for run in runs[mode])
         print(f"{mode:<8} {last['pages']:>6} {last['robots']:>6} {seconds:>8.2f} {rate:>8.0f} "
-              f"{(rate / off - 1) * 100:>+6.1f}% {rss:>11.1f}")
+              f"{(rate / off - 1) * 100:>+6.1f}% {cpu:>11.3f} {(cpu / off_cpu - 1) * 100:>+6.1f}% {rss:>11.1f}")
 
 
 if __name__ == "__main__":

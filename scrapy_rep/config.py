@@ -16,6 +16,7 @@ from scrapy.exceptions import NotConfigured
 from scrapy.settings import BaseSettings
 
 from .matcher import extract_user_agent, is_valid_user_agent
+from .stores import validate_store_uri
 
 DAY = 86_400.0
 STORE_SCHEMES = ("memory", "sqlite", "redis")
@@ -158,10 +159,15 @@ def _user_agents(settings: BaseSettings) -> tuple[str, ...]:
 
 
 def _store_uri(value: Any) -> str:
+    """SPEC 3.2/8.4: a store URI the factory can open (checked without connecting)."""
     uri = str(value or "").strip()
     scheme = urlsplit(uri).scheme or uri
     if scheme not in STORE_SCHEMES:
         raise ConfigError("REP_STORE", value, f"the store must be one of {', '.join(STORE_SCHEMES)} (a URI)")
+    try:
+        validate_store_uri(uri)
+    except ValueError as exc:
+        raise ConfigError("REP_STORE", value, str(exc)) from None
     return uri
 
 

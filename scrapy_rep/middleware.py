@@ -16,6 +16,7 @@ decompresses robots.txt bodies with the size cap, so a gzip bomb is never inflat
 from __future__ import annotations
 
 import logging
+from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any, cast
 from uuid import uuid4
 
@@ -26,6 +27,7 @@ from scrapy.exceptions import DontCloseSpider, IgnoreRequest, NotConfigured
 from scrapy.http import Response
 from scrapy.utils.conf import build_component_list
 from scrapy.utils.defer import deferred_from_coro, maybe_deferred_to_future
+from scrapy.utils.httpobj import urlparse_cached
 from scrapy.utils.misc import load_object
 from twisted.internet.defer import Deferred
 from twisted.internet.interfaces import IReactorTime
@@ -34,7 +36,7 @@ from twisted.internet.task import LoopingCall, deferLater
 from .config import Clock, Config, ConfigError
 from .fetch import ROBOTS_META_KEY, RobotsFetcher, bounded_decode, stop_at_cap
 from .matcher import Robots, parse
-from .origin import NoOrigin, Origin, is_robots_url, origin_of
+from .origin import ROBOTS_PATH, NoOrigin, Origin, origin_of, origin_of_parts
 from .policy import FetchResult, has_copy, next_entry, should_hold
 from .robotparser import RobotParser
 from .state import Event, OriginState, State
@@ -74,7 +76,8 @@ class RobotsMiddleware:
         self._parked: set[Request] = set()
         self._closing_check: LoopingCall | None = None
         self._logged: dict[str, str] = {}  # origin -> last outcome line logged at INFO
-        crawler.signals.connect(self._bytes_received, signal=signals.bytes_received)
+        self._closed = False  # after spider_closed: no more fetches or retries
+        self._robots_in_flight = 0  # the bytes_received handler is connected only while this is positive
         crawler.signals.connect(self._spider_idle, signal=signals.spider_idle)
         crawler.signals.connect(self._spider_closed, signal=signals.spider_closed)
 
@@ -95,11 +98,12 @@ class RobotsMiddleware:
         self.stats.inc_value("rep/requests/checked")
         if request.meta.get("dont_obey_robotstxt"):
             return self._pass_through("dont_obey_robotstxt")
+        parts = urlparse_cached(request)
         try:
-            origin = origin_of(request.url)
+            origin = origin_of_parts(parts.scheme, parts.netloc)
         except NoOrigin:
             return self._pass_through("no_robots_location")  # SPEC 1.4: data:, file:, s3:...
-        if is_robots_url(request.url):
+        if parts.path == ROBOTS_PATH:
             return self._pass_through("robots_txt")
         key = str(origin)
         state = self.origins.get(key)
@@ -137,6 +141,7 @@ class RobotsMiddleware:
         state = self.origins.get(key)
         if state is None:
             state = self.origins[key] = OriginState(key)
+            self._evict_beyond_bound()
         if state.state is State.UNKNOWN:
             self.stats.inc_value("rep/cache/misses")
             self._start_fetch(state, origin, Event.FETCH_STARTED)
@@ -162,6 +167,19 @@ class RobotsMiddleware:
             raise IgnoreRequest(f"{key} robots.txt unavailable ({result})")
         snapshot: _Snapshot = result
         return snapshot
+
+    def _evict_beyond_bound(self) -> None:
+        """Keep at most REP_MEMORY_MAX_ORIGINS origins in process: forget the oldest idle READY one (its entry stays
+        in the store, so its next request reads it back instead of fetching)."""
+        if len(self.origins) <= self.config.memory_max_origins:
+            return
+        for key, state in self.origins.items():
+            if state.state is State.READY and not state.waiters:
+                state.handle(Event.EVICTED)
+                del self.origins[key]
+                self._logged.pop(key, None)
+                self.stats.inc_value("rep/cache/evictions")
+                return
 
     def _give_up(self, state: OriginState, waiter: Deferred[Any], why: str) -> None:
         if waiter in state.waiters:
@@ -213,37 +231,64 @@ class RobotsMiddleware:
 
     def _start_fetch(self, state: OriginState, origin: Origin, event: Event) -> None:
         state.handle(event)
-        deferred = deferred_from_coro(self._refresh(state, origin))
-        deferred.addErrback(lambda failure: logger.error("robots.txt handling failed for %s: %s", state.origin,
-                                                         failure.getTraceback()))
+        deferred_from_coro(self._refresh(state, origin))
 
     async def _download(self, request: Request) -> Response:
+        """One robots.txt hop through the engine. The size cap's ``bytes_received`` handler is connected only while
+        robots.txt downloads are in flight: every response's chunks would otherwise go through it."""
         assert self.crawler.engine is not None
-        return await self.crawler.engine.download_async(request)
+        if self._robots_in_flight == 0:
+            self.crawler.signals.connect(self._bytes_received, signal=signals.bytes_received)
+        self._robots_in_flight += 1
+        try:
+            return await self.crawler.engine.download_async(request)
+        finally:
+            self._robots_in_flight -= 1
+            if self._robots_in_flight == 0:
+                self.crawler.signals.disconnect(self._bytes_received, signal=signals.bytes_received)
 
     def _retry_due(self, state: OriginState, origin: Origin) -> None:
         state.retry_call = None
+        if self._closed:
+            return
         self._start_fetch(state, origin, Event.RETRY_DUE)
 
     async def _refresh(self, state: OriginState, origin: Origin) -> None:
-        """Get a current entry: from the store if another crawler fetched it, else by fetching (SPEC 2.1, 3.2)."""
-        entry = await self._store_get(state.origin)
-        if entry is not None and entry.is_fresh(self.clock.seconds()):
-            self.stats.inc_value("rep/cache/store_hits")
-        else:
-            entry = await self._fetch_under_lease(state, origin)
-        self._adopt(state, origin, entry)
+        """Get a current entry: from the store if another crawler fetched it, else by fetching (SPEC 2.1, 3.2).
 
-    async def _fetch_under_lease(self, state: OriginState, origin: Origin) -> Entry:
+        Whatever goes wrong, the machine moves on: an unexpected error counts as a failed fetch (never allow-all).
+        """
+        try:
+            stored = await self._store_get(state.origin)
+            if stored is not None and stored.is_fresh(self.clock.seconds()):
+                self.stats.inc_value("rep/cache/store_hits")
+                entry = stored
+            else:
+                # The stored copy may be the only one (e.g. after a restart): it counts for stale-on-error (SPEC 2.4).
+                entry = await self._fetch_under_lease(state, origin, _latest(state.entry, stored))
+        except Exception as exc:
+            logger.exception("robots.txt handling failed for %s", state.origin)
+            failure = FetchResult(error=type(exc).__name__)
+            entry = next_entry(state.origin, state.entry, failure, self.clock.seconds(), self.config)
+        if not self._closed:
+            self._adopt(state, origin, entry)
+
+    async def _fetch_under_lease(self, state: OriginState, origin: Origin, previous: Entry | None) -> Entry:
         leased = await self._store_call("acquire_lease", state.origin, self._holder, self.config.store_lease_ttl)
         if leased is False:
             entry = await self._wait_for_other_crawler(state.origin)
             if entry is not None:
                 return entry
         try:
+            if leased is True:
+                # Another crawler may have fetched, stored and released between our read and our lease.
+                stored = await self._store_get(state.origin)
+                if stored is not None and stored.is_fresh(self.clock.seconds()):
+                    self.stats.inc_value("rep/cache/store_hits")
+                    return stored
             result = await self.fetcher.fetch(origin)
             self._count_download(result)
-            entry = next_entry(state.origin, state.entry, result, self.clock.seconds(), self.config)
+            entry = next_entry(state.origin, previous, result, self.clock.seconds(), self.config)
             await self._store_call("put", entry)
         finally:
             if leased is True:
@@ -332,22 +377,28 @@ class RobotsMiddleware:
         self.stats.set_value(f"rep/crawl_delay/{origin}", delay)
 
     def _log_outcome(self, state: OriginState, entry: Entry) -> None:
-        """INFO once per origin each time what its robots.txt means changes."""
+        """INFO once per origin each time what its robots.txt means changes; a first plain 2xx (the normal case) is
+        logged at DEBUG so that broad crawls do not log a line per origin."""
         label = str(entry.status) if entry.status is not None else str(entry.error)
         if entry.first_failure_at is None:
             meaning = {Outcome.RULES: "obeying its rules", Outcome.ALLOW_ALL: "allowing everything"}[entry.outcome]
         else:
             retry = f"retry in {entry.expires_at - self.clock.seconds():.0f} s"
             if has_copy(entry):
-                meaning = f"keeping the copy of {entry.fetched_at:.0f}, {retry}"
+                fetched = datetime.fromtimestamp(entry.fetched_at, tz=timezone.utc).isoformat(timespec="seconds")
+                meaning = f"keeping the copy fetched {fetched}, {retry}"
             elif entry.outcome is Outcome.ALLOW_ALL:
                 meaning = f"unreachable past REP_UNREACHABLE_ALLOW_AFTER: allowing everything, {retry}"
             else:
                 meaning = f"holding requests, {retry}"
         key = f"{label}/{entry.outcome.value}/{entry.first_failure_at is None}"
-        if self._logged.get(state.origin) != key:
+        previous = self._logged.get(state.origin)
+        if previous != key:
             self._logged[state.origin] = key
-            logger.info("%s robots.txt %s: %s", state.origin, label, meaning, extra={"spider": self.crawler.spider})
+            level = logging.DEBUG if previous is None and entry.outcome is Outcome.RULES and not entry.failures else (
+                logging.INFO)
+            logger.log(level, "%s robots.txt %s: %s", state.origin, label, meaning,
+                       extra={"spider": self.crawler.spider})
 
     # -- public accessors ----------------------------------------------------------------------------------------
 
@@ -362,6 +413,7 @@ class RobotsMiddleware:
         stop_at_cap(data, request)
 
     async def _spider_closed(self, reason: str) -> None:
+        self._closed = True
         self._drop_all(_CLOSING)
         counts: dict[str, int] = {}
         for state in self.origins.values():
@@ -430,6 +482,12 @@ def check_middlewares(settings: BaseSettings) -> None:
             "DOWNLOADER_MIDDLEWARES", "scrapy_rep.RobotsBodyMiddleware",
             "must be ordered after HttpCompressionMiddleware (590), e.g. at 595",
         )
+
+
+def _latest(*entries: Entry | None) -> Entry | None:
+    """The most recently written of the entries (the in-process one and the stored one)."""
+    present = [entry for entry in entries if entry is not None]
+    return max(present, key=lambda entry: entry.expires_at) if present else None
 
 
 def _reactor() -> Clock:

@@ -36,18 +36,27 @@ class Origin:
     @property
     def robots_url(self) -> str:
         """SPEC 1.1: ``scheme://host[:port]/robots.txt``."""
-        return f"{self}/robots.txt"
+        return f"{self}{ROBOTS_PATH}"
 
 
 def origin_of(url: str) -> Origin:
     """The origin of ``url`` (SPEC 1.3); raises ``NoOrigin`` when it has none (other schemes, no host)."""
     parts = urlsplit(url)
-    return _origin(parts.scheme.lower(), parts.netloc)
+    return origin_of_parts(parts.scheme, parts.netloc)
+
+
+def origin_of_parts(scheme: str, netloc: str) -> Origin:
+    """``origin_of`` for an already split URL (the middleware reuses Scrapy's cached parse of the request)."""
+    return _origin(scheme.lower(), netloc)
+
+
+#: SPEC 1.1: the one robots.txt location of an origin.
+ROBOTS_PATH = "/robots.txt"
 
 
 def is_robots_url(url: str) -> bool:
     """SPEC 1.4: the URL is itself a robots.txt location (path exactly ``/robots.txt``, any query)."""
-    return urlsplit(url).path == "/robots.txt"
+    return urlsplit(url).path == ROBOTS_PATH
 
 
 @lru_cache(maxsize=65_536)

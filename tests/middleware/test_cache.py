@@ -102,3 +102,17 @@ async def test_twelve_hours_reproduces_googles_newer_rule_spec_2_6(sites: Any) -
     )
     assert result.downloaded == [site.url("/a")]
     assert site.hits_for("/robots.txt") == 3
+
+
+@pytest_twisted.ensureDeferred
+async def test_the_in_process_map_is_bounded_by_rep_memory_max_origins(sites: Any) -> None:
+    one, two = sites(), sites()
+    one.route("/robots.txt", robots(FIRST))
+    two.route("/robots.txt", robots(SECOND))
+    result = await crawl([one.url("/old/1")], REP_MEMORY_MAX_ORIGINS=1, CONCURRENT_REQUESTS=1,
+                         spider_kwargs={"phases": [(None, [two.url("/a")]), (None, [one.url("/old/2"),
+                                                                                  one.url("/x")])]})
+    assert result.stat("rep/cache/evictions") >= 1
+    assert sorted(result.downloaded) == sorted([two.url("/a"), one.url("/x")])
+    assert one.hits_for("/robots.txt") == 2  # the memory store (also bounded to 1) had dropped it too
+    result.assert_accounted()
