@@ -36,10 +36,6 @@ async def crawl_in_process(store: str, ready_url: str, urls: list[str]) -> dict[
     return result
 
 
-# The middleware reads the store, then takes the lease: when the other crawler puts its entry and releases the lease
-# in between, this crawler fetches again (seen about once in five runs). Needs RobotsMiddleware._fetch_under_lease to
-# read the store again once it holds the lease; then drop this mark.
-@pytest.mark.xfail(reason="middleware does not re-read the store after acquiring the lease", strict=False)
 @pytest.mark.slow
 @pytest_twisted.ensureDeferred
 async def test_two_crawler_processes_download_each_robots_txt_once_in_total(shared_backend: Backend,
@@ -77,10 +73,6 @@ async def test_two_crawler_processes_download_each_robots_txt_once_in_total(shar
     assert not any(s.get("rep/store/errors") for s in stats)
 
 
-# After a restart the middleware's state has no entry, and RobotsMiddleware._refresh drops the expired stored one, so
-# a failed refresh finds no last good copy: the origin is held (the crawl stops at the crawl helper's watchdog) instead
-# of obeying the stored copy. Needs _refresh to keep the stored entry as the previous one; then drop this mark.
-@pytest.mark.xfail(reason="middleware drops the expired stored copy after a restart (SPEC 2.4)", strict=True)
 @pytest_twisted.ensureDeferred
 async def test_a_restarted_crawl_uses_the_stored_copy_within_the_ttl_and_after_a_failed_refresh(
         shared_backend: Backend, sites: Any) -> None:
