@@ -105,7 +105,7 @@ class RobotsMiddleware:
             return self._pass_through("no_robots_location")  # SPEC 1.4: data:, file:, s3:...
         if parts.path == ROBOTS_PATH:
             return self._pass_through("robots_txt")
-        key = str(origin)
+        key = origin.key
         state = self.origins.get(key)
         if (
             state is not None
@@ -137,7 +137,7 @@ class RobotsMiddleware:
 
     async def _wait_for_entry(self, origin: Origin, request: Request) -> _Snapshot:
         """Park ``request`` until its origin has a usable entry (SPEC 2.1, 2.3); drop it after REP_HOLD_TIMEOUT."""
-        key = str(origin)
+        key = origin.key
         state = self.origins.get(key)
         if state is None:
             state = self.origins[key] = OriginState(key)

@@ -7,7 +7,7 @@ the middleware's in-process map, every store, logs and stats.
 from __future__ import annotations
 
 import ipaddress
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from urllib.parse import urlsplit
 
@@ -23,15 +23,23 @@ class NoOrigin(ValueError):
 
 @dataclass(frozen=True, slots=True)
 class Origin:
-    """(scheme, host, port) normalised per SPEC 1.3; ``port`` is None when it is the scheme's default."""
+    """(scheme, host, port) normalised per SPEC 1.3; ``port`` is None when it is the scheme's default.
+
+    ``str(origin)`` is the canonical key, computed once: ``scheme://host[:port]`` (IPv6 hosts in brackets).
+    """
 
     scheme: str
     host: str
     port: int | None
+    key: str = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        key = f"{self.scheme}://{host}" if self.port is None else f"{self.scheme}://{host}:{self.port}"
+        object.__setattr__(self, "key", key)
 
     def __str__(self) -> str:
-        host = f"[{self.host}]" if ":" in self.host else self.host
-        return f"{self.scheme}://{host}" if self.port is None else f"{self.scheme}://{host}:{self.port}"
+        return self.key
 
     @property
     def robots_url(self) -> str:
@@ -41,7 +49,10 @@ class Origin:
 
 def origin_of(url: str) -> Origin:
     """The origin of ``url`` (SPEC 1.3); raises ``NoOrigin`` when it has none (other schemes, no host)."""
-    parts = urlsplit(url)
+    try:
+        parts = urlsplit(url)
+    except ValueError as exc:  # e.g. "Invalid IPv6 URL"
+        raise NoOrigin(f"unreadable URL {url!r}") from exc
     return origin_of_parts(parts.scheme, parts.netloc)
 
 
@@ -63,11 +74,11 @@ def is_robots_url(url: str) -> bool:
 def _origin(scheme: str, netloc: str) -> Origin:
     if scheme not in DEFAULT_PORTS:
         raise NoOrigin(f"scheme {scheme!r} has no robots.txt location")
-    parts = urlsplit(f"{scheme}://{netloc}")
     try:
+        parts = urlsplit(f"{scheme}://{netloc}")
         port = parts.port
     except ValueError as exc:
-        raise NoOrigin(f"unreadable port in {netloc!r}") from exc
+        raise NoOrigin(f"unreadable host or port in {netloc!r}") from exc
     if not parts.hostname:
         raise NoOrigin(f"no host in {netloc!r}")
     return Origin(scheme, _normal_host(parts.hostname), None if port == DEFAULT_PORTS[scheme] else port)

@@ -47,7 +47,7 @@ def test_distinct_origins_spec_1_2(a: str, b: str) -> None:
 
 
 @pytest.mark.parametrize("url", ["data:,hello", "file:///etc/passwd", "s3://bucket/key", "mailto:a@b.c", "http:///x",
-                                 "http://example.com:notaport/"])
+                                 "http://example.com:notaport/", "http://[/x", "https://a]/", "http://[::1/x"])
 def test_urls_without_robots_location_spec_1_4(url: str) -> None:
     with pytest.raises(NoOrigin):
         origin_of(url)

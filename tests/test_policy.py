@@ -89,6 +89,8 @@ def test_cache_lifetime_spec_3_1(header: str | None, lifetime: float) -> None:
         ("Thu, 01 Jan 1970 00:02:00 GMT", 20.0),  # now = 100
         ("Thu, 01 Jan 1970 00:00:10 GMT", 0.0),  # in the past
         ("soon", None),
+        ("\u00b9\u00b2", None),  # superscript digits are not delta-seconds
+
         (None, None),
         ("", None),
     ],
