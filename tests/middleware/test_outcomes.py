@@ -161,3 +161,19 @@ async def test_network_errors_hold_then_drop_after_the_hold_timeout_spec_2_2_2_3
     assert result.stat("rep/requests/dropped_after_hold/timeout") == 2
     assert "/a" not in site.paths()
     result.assert_accounted()
+
+
+@pytest_twisted.ensureDeferred
+async def test_outcome_changes_are_logged_once_per_origin_and_summarised_at_close(sites: Any, caplog: Any) -> None:
+    clock = Clock()
+    site = sites()
+    site.route("/robots.txt", Reply(status=503), Reply(status=503), robots(RULES))
+    caplog.set_level(logging.INFO, logger="scrapy_rep.middleware")
+    await crawl([site.url("/a")], REP_CLOCK=lambda: clock,
+                spider_kwargs={"phases": [(lambda: clock.advance(15), []), (lambda: clock.advance(30), [])]})
+    lines = [r.getMessage() for r in caplog.records if r.name == "scrapy_rep.middleware"]
+    assert lines == [
+        f"{site.origin()} robots.txt 503: holding requests, retry in 15 s",  # the second 503 changes nothing
+        f"{site.origin()} robots.txt 200: obeying its rules",
+        "robots.txt origins at close: 1 ready",
+    ]
