@@ -18,7 +18,7 @@ from scrapy_rep.stores import Entry
 from tests.middleware.crawl import crawl
 from tests.servers import Hit, Reply, robots
 
-from .storetools import Backend, RedisServer, run
+from .storetools import Backend, RedisServer, entry, run
 
 RULES = "User-agent: *\nDisallow: /private\n"
 ROOT = Path(__file__).resolve().parents[2]
@@ -134,4 +134,52 @@ async def test_redis_outage_mid_crawl_keeps_the_rules_already_known(redis_server
     assert (known.hits_for("/robots.txt"), new.hits_for("/robots.txt")) == (1, 1)
     assert result.stat("rep/store/errors") >= 1
     assert result.stat("rep/store/errors/get") >= 1
+    result.assert_accounted()
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_corrupt_stored_entry_is_ignored_and_fetched_again(shared_backend: Backend, sites: Any) -> None:
+    """Issue 4: a corrupt record reads as missing; the crawl fetches robots.txt, obeys it and overwrites the record."""
+    site = sites()
+    site.route("/robots.txt", robots(RULES))
+
+    async def prepare() -> None:
+        store = shared_backend.open()
+        await store.put(entry('https://setup.example'))  # creates the SQLite tables
+        await store.close()
+
+    run(prepare())
+    shared_backend.write_raw(site.origin(), b"\x78\x01 not a record")
+    result = await crawl([site.url("/a"), site.url("/private/1")], REP_STORE=shared_backend.uri)
+
+    assert result.downloaded == [site.url("/a")]
+    assert site.hits_for("/robots.txt") == 1
+    assert not result.stat("rep/store/errors")
+    result.assert_accounted()
+
+    async def stored() -> Entry | None:
+        store = shared_backend.open()
+        read = await store.get(site.origin())
+        await store.close()
+        return read
+
+    read = run(stored())
+    assert read is not None and read.body == RULES.encode()
+
+
+@pytest_twisted.ensureDeferred
+async def test_an_unreadable_sqlite_file_is_counted_and_the_crawl_obeys_robots_txt(tmp_path: Path, sites: Any) -> None:
+    """Issue 4: a database that is not one fails every store call; the crawl logs and counts that, fetches robots.txt
+    itself and obeys it (never "allow all")."""
+    path = tmp_path / "cache.db"
+    path.write_bytes(b"not a database" * 100)
+    site = sites()
+    site.route("/robots.txt", robots(RULES))
+    result = await crawl([site.url("/a"), site.url("/private/1")], REP_STORE=f"sqlite://{path}")
+
+    assert result.downloaded == [site.url("/a")]
+    assert result.failed == [(site.url("/private/1"), "IgnoreRequest")]
+    assert site.hits_for("/robots.txt") == 1
+    assert result.stat("rep/store/errors/get") >= 1
+    assert result.stat("rep/store/errors") >= result.stat("rep/store/errors/get")
     result.assert_accounted()
