@@ -77,16 +77,14 @@ class RuleIndex:
         # nearest key on that chain (itself included) with a wildcard bucket. Per key with a bucket: the bucket, and
         # the next key up its chain with one. -1 for none.
         keys, parents = table.keys, table.parents
-        self._plain = [-1] * len(keys)
-        self._first_bucket = [-1] * len(keys)
-        for i, key in enumerate(keys):
-            rank, parent = plain.get(key, -1), parents[i]
+        self._plain = [plain.get(key, -1) for key in keys]
+        self._first_bucket = [i if key in by_first else -1 for i, key in enumerate(keys)]
+        for i, parent in enumerate(parents):  # a parent comes before its children: its values are final
             if parent >= 0:
-                rank = max(rank, self._plain[parent])
-                self._first_bucket[i] = self._first_bucket[parent]
-            self._plain[i] = rank
-            if key in by_first:
-                self._first_bucket[i] = i
+                if self._plain[parent] > self._plain[i]:
+                    self._plain[i] = self._plain[parent]
+                if self._first_bucket[i] < 0:
+                    self._first_bucket[i] = self._first_bucket[parent]
         self._buckets = {i: by_first[key] for i, key in enumerate(keys) if key in by_first}
         self._next_bucket = {i: self._first_bucket[parents[i]] if parents[i] >= 0 else -1 for i in self._buckets}
         self._wild_top = max(self._wild.top, max((bucket[0][0] for bucket in by_first.values()), default=-1))

@@ -36,14 +36,13 @@ class PrefixTable:
 def _parents(keys: list[str]) -> list[int]:
     """For sorted distinct ``keys``, the index of each key's longest proper-prefix key (-1 if none).
 
-    In sorted order the keys starting with a key K directly follow K, so a stack of the current chain of nested
-    keys gives every parent in one pass.
+    In sorted order the keys starting with a key K directly follow K, so a key's parent is the key before it or
+    one of that key's ancestors.
     """
-    parents: list[int] = []
-    stack: list[int] = []
-    for i, key in enumerate(keys):
-        while stack and not key.startswith(keys[stack[-1]]):
-            stack.pop()
-        parents.append(stack[-1] if stack else -1)
-        stack.append(i)
+    parents = [-1] * len(keys)
+    for i in range(1, len(keys)):
+        key, j = keys[i], i - 1
+        while j >= 0 and not key.startswith(keys[j]):
+            j = parents[j]
+        parents[i] = j
     return parents
