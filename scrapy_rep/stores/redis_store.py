@@ -131,7 +131,7 @@ def require_asyncio_reactor() -> None:
     if is_reactor_installed() and not is_asyncio_available():
         raise ValueError(
             "REP_STORE: a redis:// store needs Scrapy's asyncio reactor; set TWISTED_REACTOR = "
-            '"twisted.internet.asyncioreactor.AsyncioSelectorReactor" (Scrapy'"'"'s default)'
+            '"twisted.internet.asyncioreactor.AsyncioSelectorReactor", which is Scrapy\'s default'
         )
 
 
