@@ -81,8 +81,9 @@ class WildcardIndex:
 
     def _best_infix(self, path: str, rank: int) -> int:
         """The best rank among ``rank`` and the infix-filed shapes matching ``path``."""
-        if bisect_left(self._infix_above, -rank) <= max(len(path), _SCAN_AT_LEAST):
-            for candidate, piece, shape in self._infix:
+        infix = self._infix
+        if len(infix) <= _SCAN_AT_LEAST or bisect_left(self._infix_above, -rank) <= max(len(path), _SCAN_AT_LEAST):
+            for candidate, piece, shape in infix:
                 if candidate <= rank:
                     break
                 if piece in path and shape.matches(path):
