@@ -19,6 +19,7 @@ O(len(pattern) * len(path)).
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Iterable
 
 from ._index_prefix import PrefixTable
@@ -40,11 +41,13 @@ class RuleIndex:
         "_by_rank",
         "_exact",
         "_first_bucket",
+        "_keys",
         "_next_bucket",
+        "_parents",
         "_plain",
-        "_table",
         "_wild",
         "_wild_top",
+        "allows",
     )
 
     def __init__(self, rules: Iterable[Rule]) -> None:
@@ -52,6 +55,9 @@ class RuleIndex:
         # reversal it has the higher rank.
         self._by_rank = sorted(rules, key=_strength, reverse=True)
         self._by_rank.reverse()
+        self.allows = [rule.allow for rule in self._by_rank]
+        """Per rank, whether that rule allows; one more entry, True, at the end: ``allows[rank(path)]`` decides."""
+        self.allows.append(True)
         plain: dict[str, int] = {}
         exact: dict[str, int] = {}
         wild: dict[Shape, int] = {}
@@ -72,11 +78,12 @@ class RuleIndex:
         self._exact = exact
         self._wild = WildcardIndex(wild) if wild else _NO_WILDCARDS
         by_first = self._wild.by_first
-        self._table = table = PrefixTable(plain.keys() | by_first.keys())
+        table = PrefixTable(plain.keys() | by_first.keys())
         # Per key of the table (lists parallel to its keys): the best plain rank on its chain of prefixes, and the
         # nearest key on that chain (itself included) with a wildcard bucket. Per key with a bucket: the bucket, and
         # the next key up its chain with one. -1 for none.
-        keys, parents = table.keys, table.parents
+        self._keys = keys = table.keys
+        self._parents = parents = table.parents
         self._plain = [plain.get(key, -1) for key in keys]
         self._first_bucket = [i if key in by_first else -1 for i, key in enumerate(keys)]
         for i, parent in enumerate(parents):  # a parent comes before its children: its values are final
@@ -91,8 +98,26 @@ class RuleIndex:
 
     def best(self, path: str) -> Rule | None:
         """The rule deciding ``path`` (SPEC 7.4), None when no rule matches it."""
-        i = self._table.longest(path)
-        rank, bucket = (self._plain[i], self._first_bucket[i]) if i >= 0 else (-1, -1)
+        rank = self.rank(path)
+        return self._by_rank[rank] if rank >= 0 else None
+
+    def rank(self, path: str) -> int:
+        """The rank of the rule deciding ``path``, -1 when no rule matches it.
+
+        On every decision's path, so ``PrefixTable.longest`` is inlined: one ``bisect``, then up the parents.
+        """
+        keys = self._keys
+        i = bisect_right(keys, path) - 1
+        if i >= 0 and not path.startswith(keys[i]):
+            parents = self._parents
+            i = parents[i]
+            while i >= 0 and not path.startswith(keys[i]):
+                i = parents[i]
+        if i >= 0:
+            rank = self._plain[i]
+            bucket = self._first_bucket[i]
+        else:
+            rank = bucket = -1
         if self._exact:
             exact = self._exact.get(path, -1)
             if exact > rank:
@@ -103,7 +128,7 @@ class RuleIndex:
                 bucket = self._next_bucket[bucket]
             if self._wild.top > rank:
                 rank = self._wild.best(path, rank)
-        return self._by_rank[rank] if rank >= 0 else None
+        return rank
 
 
 _NO_WILDCARDS = WildcardIndex({})  # shared by the many groups without wildcard rules; never changes

@@ -12,7 +12,7 @@ from ._escape import Body, encode_text, escape_bytes
 from ._index import RuleIndex
 from ._parser import MAX_BYTES, LineMetadata, parse_lines
 from ._rules import Rule
-from ._urls import path_params_query
+from ._urls import decision_path
 
 UserAgent = str | Sequence[str]
 """A crawler's product token, or an ordered list of them (SPEC 6.3)."""
@@ -75,10 +75,7 @@ class Robots:
             index = self._indexes[user_agent]
         except (KeyError, TypeError):  # TypeError: an unhashable sequence of tokens
             index = self._index_for(user_agent)
-        if index is None:
-            return True
-        rule = index.best(_decision_path(url))
-        return rule is None or rule.allow
+        return index is None or index.allows[index.rank(decision_path(url))]
 
     def explain(self, url: str, user_agent: UserAgent) -> Verdict:
         """The decision for ``url`` and the rule behind it (SPEC 7.4)."""
@@ -86,7 +83,7 @@ class Robots:
             index = self._indexes[user_agent]
         except (KeyError, TypeError):
             index = self._index_for(user_agent)
-        path = _decision_path(url)
+        path = decision_path(url)
         rule = None if index is None else index.best(path)
         return Verdict(rule is None or rule.allow, rule, path, user_agent)
 
@@ -129,13 +126,6 @@ class Robots:
             index = self._by_selection[selection] = RuleIndex(rules) if rules else None
         self._indexes[user_agent if isinstance(user_agent, str) else tuple(user_agent)] = index
         return index
-
-
-def _decision_path(url: str) -> str:
-    """SPEC 7.1: the path the rules see. Google extension: it ends at a NUL (Google passes a C string)."""
-    path = path_params_query(url)
-    nul = path.find("\0")
-    return path if nul < 0 else path[:nul]
 
 
 class _Builder:

@@ -6,6 +6,9 @@ import re
 
 _PATH_START = re.compile(r"[/?;]")
 _COMMON = re.compile(r"[A-Za-z]+://[^/?;#]*(/[^#]*)|(/(?!/)[^#]*)")
+# The origin of the common full-URL shape, up to and including the slash that starts its path: whatever follows,
+# the path of any URL that starts with such an origin starts at that slash (``_COMMON`` reads no further).
+_ORIGIN = re.compile(r"[A-Za-z]+://[^/?;#]*/")
 
 
 def path_params_query(url: str) -> str:
@@ -16,13 +19,39 @@ def path_params_query(url: str) -> str:
     passes the URL already percent-encoded, as Google's matcher expects.
 
     The two common shapes (a path not starting with ``//``; ``scheme://host/path`` with a letters-only
-    scheme and a host free of ``/?;#``) take one regex match, as they are on every decision's path; every
-    other URL goes through ``google_path_params_query``.
+    scheme and a host free of ``/?;#``) take one regex match; every other URL goes through
+    ``google_path_params_query``.
     """
     common = _COMMON.match(url)
     if common is not None:
         return common.group(common.lastindex or 0)
     return google_path_params_query(url)
+
+
+# The origin of the last full URL ``decision_path`` saw: a crawler decides runs of URLs of one site (every decision
+# of a ``Robots`` is for one site), and each of them then costs a ``startswith`` and a slice, not a regex match.
+# Any string that ``_ORIGIN`` matches whole will do until a real one is seen. Replaced as a whole: concurrent
+# callers can only make each other miss it.
+_recent_origin = "http://-/"
+
+
+def decision_path(url: str) -> str:
+    """SPEC 7.1: the path the rules see, as ``path_params_query`` gives it. Google extension: it ends at a NUL
+    (Google passes a C string)."""
+    global _recent_origin
+    origin = _recent_origin
+    if url.startswith(origin):
+        path = url[len(origin) - 1 :]
+    elif (found := _ORIGIN.match(url)) is not None:
+        _recent_origin = origin = found.group()
+        path = url[len(origin) - 1 :]
+    else:
+        path = path_params_query(url)
+    if "#" in path:
+        path = path[: path.index("#")]
+    if "\0" in path:
+        path = path[: path.index("\0")]
+    return path
 
 
 def google_path_params_query(url: str) -> str:

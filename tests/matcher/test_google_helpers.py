@@ -17,7 +17,7 @@ from scrapy_rep.matcher import (
     path_params_query,
     report,
 )
-from scrapy_rep.matcher._urls import google_path_params_query
+from scrapy_rep.matcher._urls import decision_path, google_path_params_query
 
 from ._shared import body_of, cases
 
@@ -88,3 +88,12 @@ URL_CHARS = st.sampled_from(["/", "?", ";", "#", ":", "//", "://", "a", "B", "1"
 def test_path_params_query_short_cuts_equal_google_steps(url: str) -> None:
     """SPEC 7.1: the fast paths of path_params_query give exactly GetPathParamsQuery's answer."""
     assert path_params_query(url) == google_path_params_query(url)
+
+
+@settings(max_examples=1000, deadline=None)
+@given(urls=st.lists(st.lists(URL_CHARS, max_size=14).map("".join), min_size=2, max_size=6))
+def test_decision_path_with_its_remembered_origin_equals_google_steps(urls: list[str]) -> None:
+    """SPEC 7.1: whatever origin decision_path remembers from the URL before, each path is GetPathParamsQuery's,
+    cut at a NUL (Google extension). URLs of one origin and of others alternate."""
+    for url in [*urls, *("http://" + url for url in urls), *("http://a" + url for url in urls)]:
+        assert decision_path(url) == google_path_params_query(url).partition("\0")[0]
