@@ -93,7 +93,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--origins", type=int, default=100)
     parser.add_argument("--pages", type=int, default=50)
-    parser.add_argument("--rounds", type=int, default=3, help="crawls per mode (interleaved); the median is shown")
+    parser.add_argument("--rounds", type=int, default=5, help="crawls per mode (interleaved); the median is shown")
     parser.add_argument("--concurrency", type=int, default=32)
     parser.add_argument("--serve", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--crawl", choices=MODES, help=argparse.SUPPRESS)
@@ -110,8 +110,8 @@ def main() -> None:
         assert server.stdout is not None
         ports = server.stdout.readline().strip()
         runs: dict[str, list[dict[str, Any]]] = {mode: [] for mode in MODES}
-        for _ in range(args.rounds):
-            for mode in MODES:
+        for round_ in range(args.rounds):
+            for mode in MODES[round_ % 3:] + MODES[:round_ % 3]:  # rotate: no mode always runs first
                 out = subprocess.run([*me, "--crawl", mode, "--ports", ports, "--pages", str(args.pages),
                                       "--concurrency", str(args.concurrency)],
                                      check=True, capture_output=True, text=True).stdout

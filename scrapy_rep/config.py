@@ -54,6 +54,7 @@ class Config:
     unavailable_retry_max_delay: float = 600.0
     retry_after_max: float = 3600.0
     hold_timeout: float = 600.0
+    max_parked: int = 10_000
     unreachable_allow_after: float = 30 * DAY
     obey_crawl_delay: bool = False
     max_crawl_delay: float = 60.0
@@ -88,6 +89,7 @@ class Config:
             ),
             retry_after_max=read.seconds("REP_RETRY_AFTER_MAX", cls.retry_after_max, minimum=0.001),
             hold_timeout=read.seconds("REP_HOLD_TIMEOUT", cls.hold_timeout, minimum=0.001),
+            max_parked=read.integer("REP_MAX_PARKED", cls.max_parked, minimum=0),
             unreachable_allow_after=read.seconds(
                 "REP_UNREACHABLE_ALLOW_AFTER", cls.unreachable_allow_after, minimum=0
             ),

@@ -188,9 +188,13 @@ class RobotsMiddleware:
             waiter.callback(why)
 
     def _park(self, request: Request) -> bool:
-        """Take ``request`` out of the downloader's active set so it does not count against CONCURRENT_REQUESTS."""
+        """Take ``request`` out of the downloader's active set so it does not count against CONCURRENT_REQUESTS.
+
+        At most REP_MAX_PARKED requests are parked: beyond that they wait inside the active set, so the engine stops
+        draining the scheduler into memory (back-pressure) while robots.txt files are pending.
+        """
         engine = self.crawler.engine
-        if engine is None or request not in engine.downloader.active:
+        if engine is None or len(self._parked) >= self.config.max_parked or request not in engine.downloader.active:
             return False
         engine.downloader.active.discard(request)
         self._parked.add(request)

@@ -84,12 +84,13 @@ def gzip_bomb(inflated_size: int, head: bytes = b"User-agent: *\n", line: bytes 
 
 @dataclass(frozen=True)
 class Hit:
-    """One request the server received: its path (with query), Host header, method and arrival time."""
+    """One request the server received: its path (with query), Host header, method, arrival time and headers."""
 
     path: str
     host: str
     method: str
     at: float
+    headers: dict[str, str] = field(default_factory=dict)
 
 
 Route = Reply | Callable[[Request], Reply]
@@ -152,7 +153,10 @@ class Site(resource.Resource):
 
     def render(self, request: Request) -> bytes | int:
         path = request.uri.decode("latin-1")
-        hit = Hit(path, (request.getHeader("host") or ""), request.method.decode(), reactor.seconds())  # type: ignore[attr-defined]
+        headers = {name.decode("latin-1").lower(): values[0].decode("latin-1")
+                   for name, values in request.requestHeaders.getAllRawHeaders()}
+        hit = Hit(path, headers.get("host", ""), request.method.decode(), reactor.seconds(),  # type: ignore[attr-defined]
+                  headers)
         self.hits.append(hit)
         for callback in self.on_hit:
             callback(hit)

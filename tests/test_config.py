@@ -56,6 +56,8 @@ def test_user_agent_spec_6_3_6_4(settings: dict[str, Any], agents: tuple[str, ..
         ("REP_MAX_SIZE", 1.5),
         ("REP_MAX_REDIRECTS", 4),  # SPEC 2.2: at least 5 hops
         ("REP_HOLD_TIMEOUT", 0),
+        ("REP_MAX_PARKED", -1),
+        ("REP_CLOCK", lambda: "not a clock"),
         ("REP_OBEY_CRAWL_DELAY", "maybe"),
         ("REP_STORE", "mongodb://x"),
         ("REP_STORE", ""),

@@ -172,3 +172,15 @@ async def test_crawl_delay_is_opt_in_and_bounded_spec_6_5(sites: Any, obey: bool
     assert len(result.downloaded) == 2
     assert box[0].engine is not None
     assert box[0].engine.downloader.per_slot_settings.get("127.0.0.1", {}).get("delay") == expected
+
+
+@pytest_twisted.ensureDeferred
+async def test_the_robots_request_goes_through_the_projects_other_middlewares_spec_2_1(sites: Any) -> None:
+    """Headers, user agent (and proxies, cookies...) apply to robots.txt too; retries and redirects do not."""
+    site = sites()
+    site.route("/robots.txt", robots(RULES))
+    await crawl([site.url("/a")], DEFAULT_REQUEST_HEADERS={"X-Project": "yes"}, RETRY_ENABLED=True)
+    [hit] = [hit for hit in site.hits if hit.path == "/robots.txt"]
+    assert hit.headers["x-project"] == "yes"
+    assert hit.headers["user-agent"].startswith("TestBot/1.0")
+    assert "gzip" in hit.headers["accept-encoding"]

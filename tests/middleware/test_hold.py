@@ -141,3 +141,34 @@ async def test_hold_timeout_drops_with_its_own_stat_spec_2_3(sites: Any) -> None
     assert result.downloaded == [site.url("/c")]  # after the retry at 60 s succeeded
     assert site.hits_for("/robots.txt") == 2
     result.assert_accounted()
+
+
+@pytest_twisted.ensureDeferred
+async def test_parking_is_bounded_by_rep_max_parked(sites: Any) -> None:
+    """Past REP_MAX_PARKED, waiting requests keep their downloader place: the scheduler is not drained."""
+    site = sites()
+    gate: defer.Deferred[None] = defer.Deferred()
+    site.route("/robots.txt", Reply(gate=gate, body=b"User-agent: *\nDisallow: /private\n"))
+    urls = [site.url(f"/p{i}") for i in range(10)]
+    seen: list[tuple[int, int]] = []
+
+    def hook(crawler: Crawler) -> None:
+        def check() -> None:
+            assert crawler.engine is not None
+            parked, active = len(middleware(crawler)._parked), len(crawler.engine.downloader.active)
+            if parked == 3 and active == 4 and not gate.called:  # 4 = CONCURRENT_REQUESTS: 3 waiters + robots.txt
+                seen.append((parked, active))
+                poll.stop()
+                gate.callback(None)
+
+        poll = LoopingCall(check)
+
+        def start_polling() -> None:
+            poll.start(0.01)
+
+        crawler.signals.connect(start_polling, signal=signals.spider_opened, weak=False)
+
+    result = await crawl(urls, on_crawler=hook, REP_MAX_PARKED=3, CONCURRENT_REQUESTS=4)
+    assert seen == [(3, 4)]
+    assert sorted(result.downloaded) == sorted(urls)
+    result.assert_accounted()

@@ -177,3 +177,15 @@ async def test_outcome_changes_are_logged_once_per_origin_and_summarised_at_clos
         f"{site.origin()} robots.txt 200: obeying its rules",
         "robots.txt origins at close: 1 ready",
     ]
+
+
+@pytest_twisted.ensureDeferred
+async def test_retry_middleware_does_not_retry_robots_txt_spec_2_5(sites: Any) -> None:
+    """Only the middleware's own schedule re-fetches robots.txt (RetryMiddleware would retry a 500 at once)."""
+    clock = Clock()
+    site = sites()
+    site.route("/robots.txt", Reply(status=500))
+    result = await crawl([site.url("/a")], REP_CLOCK=lambda: clock, RETRY_ENABLED=True, RETRY_TIMES=3,
+                         REP_HOLD_TIMEOUT=30, spider_kwargs={"phases": [(lambda: clock.advance(30), [])]})
+    assert site.hits_for("/robots.txt") == 1
+    assert result.stat("retry/count") == 0
