@@ -133,9 +133,13 @@ class RobotsFetcher:
             location = response.headers.get(b"Location")
             if response.status not in REDIRECT_STATUSES or not location:
                 return _result(response, self.max_size, hop)
-            url = urljoin(response.url, location.decode("latin-1").strip())
-            parts = urlsplit(url)
-            if parts.scheme not in ("http", "https") or not parts.hostname:
+            try:
+                url = urljoin(response.url, location.decode("latin-1").strip())
+                parts = urlsplit(url)
+                followable = parts.scheme in ("http", "https") and bool(parts.hostname)
+            except ValueError:  # e.g. "Invalid IPv6 URL"
+                followable = False
+            if not followable:
                 # A redirect we cannot follow is a redirect chain without a robots.txt: 404 semantics.
                 return FetchResult(error=BAD_REDIRECT, redirects=hop + 1)
             if url in seen:

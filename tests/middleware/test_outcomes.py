@@ -189,3 +189,13 @@ async def test_retry_middleware_does_not_retry_robots_txt_spec_2_5(sites: Any) -
                          REP_HOLD_TIMEOUT=30, spider_kwargs={"phases": [(lambda: clock.advance(30), [])]})
     assert site.hits_for("/robots.txt") == 1
     assert result.stat("retry/count") == 0
+
+
+@pytest.mark.parametrize("location", ["ftp://example.com/robots.txt", "data:,x", "http://[::1/robots.txt"])
+@pytest_twisted.ensureDeferred
+async def test_an_unfollowable_redirect_is_treated_as_404_spec_2_2(sites: Any, location: str) -> None:
+    site = sites()
+    site.route("/robots.txt", redirect(location))
+    result = await crawl([site.url("/a")])
+    assert result.downloaded == [site.url("/a")]
+    assert result.stat("rep/robots/exception/BadRedirect") == 1
