@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from ._agents import ascii_lower
 from ._escape import Body, encode_text, escape_bytes
 from ._index import RuleIndex
-from ._parser import MAX_BYTES, LineMetadata, parse_lines
+from ._parser import MAX_BYTES, parse_directives
 from ._rules import Rule
 from ._urls import decision_path
 
@@ -129,7 +129,7 @@ class Robots:
 
 
 class _Builder:
-    """The ``ParseHandler`` that collects groups, rules and sitemaps for ``Robots``."""
+    """The ``DirectiveHandler`` that collects groups, rules and sitemaps for ``Robots``."""
 
     def __init__(self) -> None:
         self.groups: list[_Group] = []
@@ -153,28 +153,26 @@ class _Builder:
             self._group.agents[token.group().decode("ascii").lower() if token else ""] = None
 
     def allow(self, line: int, value: bytes) -> None:
-        self._rule(True, line, value)
-
-    def disallow(self, line: int, value: bytes) -> None:
-        self._rule(False, line, value)
-
-    def _rule(self, allow: bool, line: int, value: bytes) -> None:
-        if self._group is None:
+        group = self._group
+        if group is None:
             return  # SPEC 6.1: rules before the first user-agent line are ignored
         self._in_rules = True  # even an empty rule ends the user-agent lines of its group
-        if not value:
-            return  # SPEC 5.4
-        pattern = escape_bytes(value)
-        written = value.decode("utf-8", "replace")
-        if written == pattern:
-            written = pattern  # one string, not two equal ones: parsed files stay small
-        rules = self._group.rules
-        rules.append(Rule(allow, pattern, line, written))
-        if allow:
+        if value:  # SPEC 5.4
+            rule = _rule(True, line, value)
+            group.rules.append(rule)
             # Google extension: "allow: /dir/index.htm[l]" also allows "/dir/" itself.
+            pattern = rule.pattern
             slash = pattern.rfind("/")
             if slash >= 0 and pattern.startswith("/index.htm", slash):
-                rules.append(Rule(True, pattern[: slash + 1] + "$", line, written))
+                group.rules.append(Rule(True, pattern[: slash + 1] + "$", line, rule.written))
+
+    def disallow(self, line: int, value: bytes) -> None:
+        group = self._group
+        if group is None:
+            return  # SPEC 6.1
+        self._in_rules = True
+        if value:  # SPEC 5.4
+            group.rules.append(_rule(False, line, value))
 
     def sitemap(self, line: int, value: bytes) -> None:
         if value:
@@ -189,8 +187,12 @@ class _Builder:
         elif name == b"clean-param" and value:
             self._group.clean_params.append(value.decode("utf-8", "replace"))
 
-    def line_metadata(self, line: int, metadata: LineMetadata) -> None:
-        pass
+
+def _rule(allow: bool, line: int, value: bytes) -> Rule:
+    """The rule of an allow/disallow line with a non-empty ``value``."""
+    pattern = escape_bytes(value)
+    written = value.decode("utf-8", "replace")
+    return Rule(allow, pattern, line, pattern if written == pattern else written)  # equal: one string, not two
 
 
 def _delay(value: bytes) -> float | None:
@@ -212,5 +214,5 @@ def parse(body: Body, *, max_bytes: int | None = MAX_BYTES) -> Robots:
     if max_bytes is not None:
         data = data[:max_bytes]
     builder = _Builder()
-    parse_lines(data, builder)
+    parse_directives(data, builder)
     return Robots(builder.groups, builder.sitemaps)

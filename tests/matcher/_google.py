@@ -13,6 +13,7 @@ import pytest
 googlebot: Any = pytest.importorskip("jwm.robotstxt.googlebot")
 
 from scrapy_rep.matcher import LineMetadata, escape_pattern, parse_lines  # noqa: E402
+from scrapy_rep.matcher._parser import parse_directives  # noqa: E402
 
 Event = tuple[Any, ...]
 _FLAGS = ("is_empty", "has_comment", "is_comment", "has_directive", "is_acceptable_typo", "is_line_too_long",
@@ -85,6 +86,13 @@ def google_events(body: str) -> list[Event]:
     """Google's ParseRobotsTxt callbacks for ``body`` (valid UTF-8 text: the bindings hand values back as str)."""
     recorder = _GoogleRecorder()
     googlebot.ParseRobotsTxt(body, recorder)
+    return recorder.events
+
+
+def our_directive_events(body: bytes) -> list[Event]:
+    """The directive callbacks of our metadata-free parser (``Robots``'s) for ``body``."""
+    recorder = _OurRecorder()
+    parse_directives(body, recorder)
     return recorder.events
 
 

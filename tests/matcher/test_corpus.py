@@ -8,8 +8,11 @@ import re
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from scrapy_rep.matcher import MAX_BYTES, parse, report
+from scrapy_rep.matcher import MAX_BYTES, LineMetadata, parse, parse_lines, report
+from scrapy_rep.matcher._parser import parse_directives
 
 from ._shared import CORPUS, require
 
@@ -46,6 +49,59 @@ def test_every_corpus_file_parses_and_answers() -> None:
                 assert str(robots.explain(url, agent))
         parsed = report(body)
         assert [line.line_num for line in parsed.lines] == list(range(1, len(parsed.lines) + 1))
+
+
+class _Directives:
+    """Records every directive callback with its raw bytes; ignores the per-line metadata."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[str, int, bytes, bytes]] = []
+
+    def user_agent(self, line: int, value: bytes) -> None:
+        self.calls.append(("user-agent", line, b"", value))
+
+    def allow(self, line: int, value: bytes) -> None:
+        self.calls.append(("allow", line, b"", value))
+
+    def disallow(self, line: int, value: bytes) -> None:
+        self.calls.append(("disallow", line, b"", value))
+
+    def sitemap(self, line: int, value: bytes) -> None:
+        self.calls.append(("sitemap", line, b"", value))
+
+    def unknown(self, line: int, key: bytes, value: bytes) -> None:
+        self.calls.append(("unknown", line, key, value))
+
+    def line_metadata(self, line: int, metadata: LineMetadata) -> None:
+        pass
+
+
+def test_corpus_directives_of_the_fast_parser_equal_parse_lines() -> None:
+    """SPEC 4-5: on every corpus file (raw bytes, invalid UTF-8 included), the metadata-free parser that ``parse``
+    uses makes exactly the directive calls of ``parse_lines`` (whose callbacks the differential tests check
+    against Google's)."""
+    for path in corpus_files():
+        body = path.read_bytes()
+        fast, full = _Directives(), _Directives()
+        parse_directives(body, fast)
+        parse_lines(body, full)
+        assert fast.calls == full.calls, path.name
+
+
+_PIECES = [b"user-agent", b"Disallow", b"allow", b"sitemap", b"crawl-delay", b"useragent", b"disalow", b"x", b":",
+           b" ", b"\t", b"\x0b", b"\x0c", b"\x1c", b"\x85", b"#", b"\0", b"\r", b"\n", b"\r\n", b"/a*", b"$",
+           b"\xef\xbb\xbf", b"\xef", b"\xff", b"\xc3\xa9", b"a" * 16660]
+
+
+@settings(max_examples=1000, deadline=None)
+@given(body=st.lists(st.sampled_from(_PIECES), max_size=20).map(b"".join))
+def test_fast_parser_directives_equal_parse_lines_on_any_bytes(body: bytes) -> None:
+    """SPEC 4-5: on bytes mixing keys, separators, control bytes (only CR and LF end lines), comments, NULs,
+    BOM pieces and over-long lines, ``parse_directives`` makes exactly ``parse_lines``'s directive calls."""
+    fast, full = _Directives(), _Directives()
+    parse_directives(body, fast)
+    parse_lines(body, full)
+    assert fast.calls == full.calls
 
 
 def test_corpus_decisions_agree_with_google() -> None:

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from scrapy_rep.matcher import parse
 
-from ._google import google_allowed, google_events, our_events
+from ._google import google_allowed, google_events, our_directive_events, our_events
 
 KEYS = ["user-agent", "User-Agent", "USER-AGENT", "useragent", "user agent", "user-agents", "allow", "Allow",
         "ALLOWED", "disallow", "Disallow", "dissallow", "disalow", "diasllow", "disallaw", "dissalow",
@@ -107,6 +107,15 @@ def bodies(draw: st.DrawFn) -> str:
 def test_parse_callbacks_agree_with_google(body: str) -> None:
     """SPEC 4-5: the same directives, values, line numbers and per-line metadata as Google's parser."""
     assert our_events(body) == google_events(body)
+
+
+@settings(max_examples=500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(body=bodies())
+def test_directive_callbacks_agree_with_google(body: str) -> None:
+    """SPEC 4-5: the metadata-free parser that ``parse`` uses finds the same directives, values and line numbers
+    as Google's parser."""
+    expected = [event for event in google_events(body) if event[0] != "meta"]
+    assert our_directive_events(body.encode("utf-8")) == expected
 
 
 @settings(max_examples=300, deadline=None)
