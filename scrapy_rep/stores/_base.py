@@ -99,7 +99,7 @@ class Entry:
     def loads(cls, data: bytes | str) -> Entry:
         try:
             record = json.loads(data)
-        except (ValueError, UnicodeDecodeError) as exc:
+        except (ValueError, UnicodeDecodeError, RecursionError) as exc:  # RecursionError: absurdly nested JSON
             raise CorruptEntry(f"not JSON: {exc!r}") from exc
         return cls.from_record(record)
 

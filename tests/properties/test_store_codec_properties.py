@@ -68,8 +68,6 @@ def test_arbitrary_json_records_decode_or_are_corrupt(record: object) -> None:
     assert result is None or isinstance(result, Entry)
 
 
-@pytest.mark.xfail(strict=True, reason="Entry.loads lets json's RecursionError escape for deeply nested JSON "
-                   "(reported; scrapy_rep/stores/_base.py, owner: stores)")
 def test_deeply_nested_json_is_corrupt_not_a_crash() -> None:
     """A corrupt record of nested brackets must read as corrupt (re-fetched), not raise RecursionError."""
     with pytest.raises(CorruptEntry):
