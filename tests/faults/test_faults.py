@@ -212,14 +212,14 @@ async def test_redirects_to_unfetchable_urls_are_a_404_spec_2_2(server: RawServe
     assert run.state.entry is not None and run.state.entry.error == error
 
 
-@pytest.mark.xfail(strict=True, reason="RobotsFetcher.fetch: urlsplit raises ValueError('Invalid IPv6 URL') on the "
-                   "Location; the middleware counts it as a failed fetch and holds the origin, where SPEC 2.2 says a "
-                   "redirect chain without a robots.txt is a 404 (reported; scrapy_rep/fetch.py)")
 @pytest_twisted.ensureDeferred
 async def test_redirect_to_an_unparsable_url_is_a_404_spec_2_2(server: RawServer) -> None:
+    """A Location urlsplit cannot parse ends the chain like any dead-end redirect (it used to escape as a ValueError
+    and hold the origin as a failed fetch)."""
     server.route("/robots.txt", redirect("http://[/robots.txt"))
     run = await crawl_fault(server.origin())
     assert_allow_all(run)
+    assert run.state.entry is not None and run.state.entry.error == "BadRedirect"
 
 
 @pytest_twisted.ensureDeferred
