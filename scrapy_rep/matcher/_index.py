@@ -23,7 +23,7 @@ from bisect import bisect_right
 from collections.abc import Iterable
 
 from ._index_prefix import PrefixTable
-from ._index_wild import WildcardIndex, scan
+from ._index_wild import WildcardIndex
 from ._pattern import Shape, shape_of
 from ._rules import Rule
 
@@ -123,8 +123,13 @@ class RuleIndex:
             if exact > rank:
                 rank = exact
         if self._wild_top > rank:
-            while bucket >= 0:
-                rank = scan(self._buckets[bucket], path, rank)
+            while bucket >= 0:  # scan() inlined: the buckets of the keys that are prefixes of the path
+                for candidate, shape in self._buckets[bucket]:
+                    if candidate <= rank:
+                        break
+                    if shape.matches(path):
+                        rank = candidate
+                        break
                 bucket = self._next_bucket[bucket]
             if self._wild.top > rank:
                 rank = self._wild.best(path, rank)

@@ -76,25 +76,19 @@ class WildcardIndex:
                 rank = scan(self._suffix_buckets[i], path, rank)
                 i = table.parents[i]
         if infix_top > rank:
-            rank = self._best_infix(path, rank)
-        return rank
-
-    def _best_infix(self, path: str, rank: int) -> int:
-        """The best rank among ``rank`` and the infix-filed shapes matching ``path``."""
-        infix = self._infix
-        if len(infix) <= _SCAN_AT_LEAST or bisect_left(self._infix_above, -rank) <= max(len(path), _SCAN_AT_LEAST):
-            for candidate, piece, shape in infix:
-                if candidate <= rank:
-                    break
-                if piece in path and shape.matches(path):
-                    return candidate
-            return rank
-        if self._grams is None:
-            self._grams = _by_rarest_trigram(self._infix)
-        grams = self._grams
-        found = _trigrams(path)
-        for gram in found & grams.keys():
-            rank = scan(grams[gram], path, rank)
+            infix = self._infix
+            if len(infix) <= _SCAN_AT_LEAST or bisect_left(self._infix_above, -rank) <= max(len(path), _SCAN_AT_LEAST):
+                for candidate, piece, shape in infix:  # few candidates: each piece tested against the path
+                    if candidate <= rank:
+                        break
+                    if piece in path and shape.matches(path):
+                        return candidate
+                return rank
+            grams = self._grams
+            if grams is None:
+                grams = self._grams = _by_rarest_trigram(infix)
+            for gram in _trigrams(path) & grams.keys():  # many: those filed under a trigram of the path
+                rank = scan(grams[gram], path, rank)
         return rank
 
 
