@@ -149,7 +149,7 @@ class RobotsMiddleware:
             self.stats.inc_value("rep/cache/refreshes")
             self._start_fetch(state, origin, Event.EXPIRED)
         waiter: Deferred[Any] = Deferred()
-        state.waiters.append(waiter)
+        state.waiters[waiter] = None
         timer = self.clock.callLater(self.config.hold_timeout, self._give_up, state, waiter, _TIMEOUT)
         parked = self._park(request)
         try:
@@ -182,8 +182,7 @@ class RobotsMiddleware:
                 return
 
     def _give_up(self, state: OriginState, waiter: Deferred[Any], why: str) -> None:
-        if waiter in state.waiters:
-            state.waiters.remove(waiter)
+        state.waiters.pop(waiter, None)
         if not waiter.called:
             waiter.callback(why)
 
@@ -222,7 +221,7 @@ class RobotsMiddleware:
 
     def _drop_all(self, why: str) -> None:
         for state in self.origins.values():
-            waiters, state.waiters = state.waiters, []
+            waiters, state.waiters = state.waiters, {}
             for waiter in waiters:
                 if not waiter.called:
                     waiter.callback(why)
@@ -351,7 +350,7 @@ class RobotsMiddleware:
             state.retry_call = self.clock.callLater(delay, self._retry_due, state, origin)
             return
         state.handle(Event.FETCH_SUCCEEDED)
-        waiters, state.waiters = state.waiters, []
+        waiters, state.waiters = state.waiters, {}
         snapshot: _Snapshot = (entry, state.robots)
         for waiter in waiters:
             if not waiter.called:

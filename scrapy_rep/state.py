@@ -77,7 +77,7 @@ class OriginState:
     state: State = State.UNKNOWN
     entry: Entry | None = None
     robots: Any = None
-    waiters: list[Any] = field(default_factory=list)
+    waiters: dict[Any, None] = field(default_factory=dict)  # insertion-ordered set: O(1) removal on timeout
     retry_call: Any = None
 
     def handle(self, event: Event) -> State:
