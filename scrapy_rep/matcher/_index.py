@@ -22,7 +22,7 @@ from __future__ import annotations
 from bisect import bisect_right
 from collections.abc import Iterable
 
-from ._index_prefix import PrefixTable
+from ._index_prefix import prefix_parents
 from ._index_wild import WildcardIndex
 from ._pattern import Shape, shape_of
 from ._rules import Rule
@@ -78,22 +78,26 @@ class RuleIndex:
         self._exact = exact
         self._wild = WildcardIndex(wild) if wild else _NO_WILDCARDS
         by_first = self._wild.by_first
-        table = PrefixTable(plain.keys() | by_first.keys())
-        # Per key of the table (lists parallel to its keys): the best plain rank on its chain of prefixes, and the
-        # nearest key on that chain (itself included) with a wildcard bucket. Per key with a bucket: the bucket, and
-        # the next key up its chain with one. -1 for none.
-        self._keys = keys = table.keys
-        self._parents = parents = table.parents
-        self._plain = [plain.get(key, -1) for key in keys]
-        self._first_bucket = [i if key in by_first else -1 for i, key in enumerate(keys)]
-        for i, parent in enumerate(parents):  # a parent comes before its children: its values are final
+        # The keys of a prefix table (sorted, each with its parent, as in PrefixTable), with, per key (lists parallel
+        # to the keys), the best plain rank on its chain of prefixes and the nearest key on that chain (itself
+        # included) with a wildcard bucket; -1 for none. A parent comes before its children: its values are final.
+        self._keys = keys = sorted(plain.keys() | by_first.keys())
+        self._parents = parents = prefix_parents(keys)
+        self._plain = best_plain = [-1] * len(keys)
+        self._first_bucket = first_bucket = [-1] * len(keys)
+        for i, key in enumerate(keys):
+            rank = plain.get(key, -1)
+            bucket = i if key in by_first else -1
+            parent = parents[i]
             if parent >= 0:
-                if self._plain[parent] > self._plain[i]:
-                    self._plain[i] = self._plain[parent]
-                if self._first_bucket[i] < 0:
-                    self._first_bucket[i] = self._first_bucket[parent]
+                if best_plain[parent] > rank:
+                    rank = best_plain[parent]
+                if bucket < 0:
+                    bucket = first_bucket[parent]
+            best_plain[i] = rank
+            first_bucket[i] = bucket
         self._buckets = {i: by_first[key] for i, key in enumerate(keys) if key in by_first}
-        self._next_bucket = {i: self._first_bucket[parents[i]] if parents[i] >= 0 else -1 for i in self._buckets}
+        self._next_bucket = {i: first_bucket[parents[i]] if parents[i] >= 0 else -1 for i in self._buckets}
         self._wild_top = max(self._wild.top, max((bucket[0][0] for bucket in by_first.values()), default=-1))
 
     def best(self, path: str) -> Rule | None:

@@ -22,7 +22,7 @@ class PrefixTable:
 
     def __init__(self, keys: Iterable[str]) -> None:
         self.keys = sorted(set(keys))
-        self.parents = _parents(self.keys)
+        self.parents = prefix_parents(self.keys)
 
     def longest(self, text: str) -> int:
         """The index of the longest key that is a prefix of ``text``; -1 if there is none."""
@@ -33,7 +33,7 @@ class PrefixTable:
         return i
 
 
-def _parents(keys: list[str]) -> list[int]:
+def prefix_parents(keys: list[str]) -> list[int]:
     """For sorted distinct ``keys``, the index of each key's longest proper-prefix key (-1 if none).
 
     In sorted order the keys starting with a key K directly follow K, so a key's parent is the key before it or
