@@ -162,6 +162,7 @@ def parse_directives(body: bytes, handler: DirectiveHandler) -> None:
     (SPEC 4.5).
     """
     kinds = _KIND_OF
+    disallow, allow, user_agent = handler.disallow, handler.allow, handler.user_agent
     for number, line in enumerate(_without_bom(body).splitlines(), 1):
         if len(line) > MAX_LINE_BYTES:
             line = line[:MAX_LINE_BYTES]
@@ -173,7 +174,8 @@ def parse_directives(body: bytes, handler: DirectiveHandler) -> None:
         if sep >= 0 and (key := line[:sep].strip()):
             value = line[sep + 1 :].strip()
         else:
-            directive = _split_directive(line.strip())
+            line = line.strip()
+            directive = _split_directive(line) if line else None
             if directive is None:
                 continue
             key, value, _ = directive
@@ -183,11 +185,11 @@ def parse_directives(body: bytes, handler: DirectiveHandler) -> None:
             if len(key) <= _KEY_KEPT_BYTES and len(kinds) < _KEYS_KEPT:
                 kinds[key] = kind
         if kind is Key.DISALLOW:
-            handler.disallow(number, value)
+            disallow(number, value)
         elif kind is Key.ALLOW:
-            handler.allow(number, value)
+            allow(number, value)
         elif kind is Key.USER_AGENT:
-            handler.user_agent(number, value)
+            user_agent(number, value)
         elif kind is Key.SITEMAP:
             handler.sitemap(number, value)
         else:

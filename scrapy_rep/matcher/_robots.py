@@ -190,6 +190,9 @@ class _Builder:
 
 def _rule(allow: bool, line: int, value: bytes) -> Rule:
     """The rule of an allow/disallow line with a non-empty ``value``."""
+    if value.isascii() and b"%" not in value:  # most values: nothing to escape, the pattern is as written
+        pattern = value.decode("ascii")
+        return Rule(allow, pattern, line, pattern)
     pattern = escape_bytes(value)
     written = value.decode("utf-8", "replace")
     return Rule(allow, pattern, line, pattern if written == pattern else written)  # equal: one string, not two
