@@ -28,7 +28,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from _corpus import CORPUS, load_corpus, synthetic_robots, urls_for
 from protego import Protego
 
-from scrapy_rep.matcher import parse, path_params_query
+from scrapy_rep.matcher import parse
+from scrapy_rep.matcher._urls import decision_path
 
 SEED = 20260101
 URLS_PER_FILE = 200
@@ -204,8 +205,8 @@ def _ns_per_call(run: Callable[[], object], calls: int, budget_s: float) -> floa
 
 
 def bench_path_extraction(files: list[tuple[str, bytes]], repeats: int) -> float:
-    """ns per URL of scrapy_rep's URL-to-path step alone (part of every decision), timed as the crawler workload
-    is (same URLs, best per file of ``repeats`` rounds, GC paused)."""
+    """ns per URL of scrapy_rep's URL-to-path step alone (``decision_path``, part of every decision), timed as the
+    crawler workload is (same URLs, best per file of ``repeats`` rounds, GC paused)."""
     rng = random.Random(SEED)
     batches = [urls_for(site, body, rng, URLS_PER_FILE) for site, body in files]
     best = [float("inf")] * len(batches)
@@ -215,7 +216,7 @@ def bench_path_extraction(files: list[tuple[str, bytes]], repeats: int) -> float
             for i, batch in enumerate(batches):
                 start = time.perf_counter()
                 for url in batch:
-                    path_params_query(url)
+                    decision_path(url)
                 best[i] = min(best[i], time.perf_counter() - start)
     finally:
         gc.enable()
@@ -284,7 +285,7 @@ def main(argv: list[str] | None = None) -> None:
         extraction = bench_path_extraction(files, repeats)
         steady = crawler["scrapy_rep"].steady_s * 1e9 / crawler["scrapy_rep"].decisions
         print(
-            f"  of a scrapy_rep decision, URL -> path (path_params_query): {extraction:.0f} ns "
+            f"  of a scrapy_rep decision, URL -> path (decision_path): {extraction:.0f} ns "
             f"({extraction / steady:.0%} of the steady decision)"
         )
     else:
