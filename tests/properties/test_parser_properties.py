@@ -21,9 +21,10 @@ PIECES = ["/", "a", "b", "fish", "*", "$", ".php", "%61", "%2f", "é", "?", ";",
 patterns = st.lists(st.sampled_from(PIECES), min_size=1, max_size=5).map(lambda parts: "/" + "".join(parts))
 paths = st.one_of(
     patterns.map(lambda p: p.replace("*", "xy").replace("$", "").replace("é", "%C3%A9")),
-    st.text(alphabet=st.characters(codec="ascii", exclude_characters="#$"), max_size=30).map(lambda t: "/" + t),
+    st.text(alphabet=st.characters(min_codepoint=0x21, max_codepoint=0x7E, exclude_characters="#$"), max_size=30).map(lambda t: "/" + t),
 ).map(lambda path: _ESCAPE.sub(lambda m: m.group().upper(), "/" + path.lstrip("/")))
-"""Paths as Scrapy sends them: ASCII (percent-encoded), no fragment, never ``//`` (that starts an authority).
+"""Paths as Scrapy sends them: printable ASCII (percent-encoded; no controls or spaces, which would end or split
+a pattern's line), no fragment, never ``//`` (that starts an authority).
 
 Escapes are upper-case: like Google's matcher, ours upper-cases the escapes of patterns but compares the URL as
 given, so ``/%2f`` is not matched by ``Allow: /%2f`` (SPEC 7.2 reads "%aa equals %AA"; Google decides)."""
