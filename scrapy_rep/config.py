@@ -16,7 +16,7 @@ from scrapy.exceptions import NotConfigured
 from scrapy.settings import BaseSettings
 
 from .matcher import extract_user_agent, is_valid_user_agent
-from .stores import validate_store_uri
+from .stores import DEFAULT_MAX_ORIGINS, validate_store_uri
 
 DAY = 86_400.0
 STORE_SCHEMES = ("memory", "sqlite", "redis")
@@ -60,7 +60,7 @@ class Config:
     max_crawl_delay: float = 60.0
     not_found_heuristic: bool = False
     store: str = "memory"
-    memory_max_origins: int = 100_000
+    memory_max_origins: int = DEFAULT_MAX_ORIGINS
     store_poll_interval: float = 1.0
     store_lease_ttl: float = 300.0
     clock: Clock | None = None

@@ -39,7 +39,7 @@ __all__ = [
 ]
 
 #: Default bound of the memory store (about 1 KB each for typical robots.txt files: docs/stores.md).
-DEFAULT_MAX_ORIGINS = 100_000
+DEFAULT_MAX_ORIGINS = 10_000
 
 _DEFAULT_SQLITE_TIMEOUT = 5.0  # waited in the store's worker thread, not on the reactor: sqlite.py
 _DEFAULT_REDIS_TIMEOUT = 1.0  # a dead or hung Redis is reported after about twice this
