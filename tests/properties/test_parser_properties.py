@@ -17,11 +17,12 @@ from scrapy_rep.matcher import Robots, parse, report
 AGENTS = ("foobot", "googlebot", "x")
 _ESCAPE = re.compile(r"%[0-9a-fA-F]{2}")
 #: Pattern pieces that exercise wildcards, anchors, escapes, non-ASCII and the index.htm extension.
+_PRINTABLE = st.characters(min_codepoint=0x21, max_codepoint=0x7E, exclude_characters="#$")
 PIECES = ["/", "a", "b", "fish", "*", "$", ".php", "%61", "%2f", "é", "?", ";", "=", "index.html", "~"]
 patterns = st.lists(st.sampled_from(PIECES), min_size=1, max_size=5).map(lambda parts: "/" + "".join(parts))
 paths = st.one_of(
     patterns.map(lambda p: p.replace("*", "xy").replace("$", "").replace("é", "%C3%A9")),
-    st.text(alphabet=st.characters(min_codepoint=0x21, max_codepoint=0x7E, exclude_characters="#$"), max_size=30).map(lambda t: "/" + t),
+    st.text(alphabet=_PRINTABLE, max_size=30).map(lambda t: "/" + t),
 ).map(lambda path: _ESCAPE.sub(lambda m: m.group().upper(), "/" + path.lstrip("/")))
 """Paths as Scrapy sends them: printable ASCII (percent-encoded; no controls or spaces, which would end or split
 a pattern's line), no fragment, never ``//`` (that starts an authority).
