@@ -163,10 +163,13 @@ def parse_directives(body: bytes, handler: DirectiveHandler) -> None:
     """
     kinds = _KIND_OF
     disallow, allow, user_agent = handler.disallow, handler.allow, handler.user_agent
-    for number, line in enumerate(_without_bom(body).splitlines(), 1):
-        if len(line) > MAX_LINE_BYTES:
+    body = _without_bom(body)
+    # Checked per line only when the body could hold such a line: most bodies hold neither.
+    long_lines, nuls = len(body) > MAX_LINE_BYTES, b"\0" in body
+    for number, line in enumerate(body.splitlines(), 1):
+        if long_lines and len(line) > MAX_LINE_BYTES:
             line = line[:MAX_LINE_BYTES]
-        if b"\0" in line:
+        if nuls and b"\0" in line:
             line = line[: line.index(b"\0")]  # Google extension: a NUL byte ends the line (a C string)
         if b"#" in line:
             line = line[: line.index(b"#")]
