@@ -48,7 +48,7 @@ def test_sections_in_the_issues_order() -> None:
     order = [
         "What it is and why", "Install", "Activation", "Settings", "Request meta keys", "Stats",
         "Stores and scaling to many machines", "The CLI", "How decisions are logged", "Performance",
-        "Compatibility", "FAQ", "Licence",
+        "Reliability: hostile servers and files", "Compatibility", "FAQ", "Licence",
     ]
     headings = re.findall(r"^## (.+)$", README, re.M)
     assert headings == order
