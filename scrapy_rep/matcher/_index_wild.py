@@ -87,7 +87,9 @@ class WildcardIndex:
             grams = self._grams
             if grams is None:
                 grams = self._grams = _by_rarest_trigram(infix)
-            for gram in _trigrams(path) & grams.keys():  # many: those filed under a trigram of the path
+            # many: those filed under a trigram of the path (dict_keys & iterable probes the dict per trigram
+            # instead of building the path's trigram set first)
+            for gram in grams.keys() & zip(path, path[1:], path[2:], strict=False):
                 rank = scan(grams[gram], path, rank)
         return rank
 
