@@ -1,9 +1,11 @@
 """scrapy-rep: robots.txt obeyed the way Google does, for Scrapy."""
 
+from ._scrapy import robots_parsed
 from .addon import Addon
-from .middleware import RobotsBodyMiddleware, RobotsMiddleware
+from .body import RobotsBodyMiddleware
+from .middleware import RobotsMiddleware
 from .robotparser import RobotParser
 
 __version__ = "0.1.0"
 
-__all__ = ["Addon", "RobotParser", "RobotsBodyMiddleware", "RobotsMiddleware", "__version__"]
+__all__ = ["Addon", "RobotParser", "RobotsBodyMiddleware", "RobotsMiddleware", "__version__", "robots_parsed"]

@@ -6,7 +6,8 @@ from scrapy.downloadermiddlewares.robotstxt import RobotsTxtMiddleware
 from scrapy.settings import BaseSettings
 from scrapy.utils.misc import load_object
 
-from .middleware import BODY_MIDDLEWARE_ORDER, RobotsBodyMiddleware, RobotsMiddleware
+from .body import BODY_MIDDLEWARE_ORDER, RobotsBodyMiddleware
+from .middleware import RobotsMiddleware
 
 #: The built-in's position (DOWNLOADER_MIDDLEWARES_BASE), which RobotsMiddleware takes.
 ROBOTS_MIDDLEWARE_ORDER = 100

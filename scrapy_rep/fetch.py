@@ -3,23 +3,22 @@
 The robots request goes through the project's other downloader middlewares (proxy, headers, cookies...; SPEC 2.1)
 but is marked so that none of them retries, redirects or meta-refreshes it: this module follows redirects itself
 (SPEC 2.2) and ``policy`` decides what a status means. The size cap (SPEC 4.4) is enforced while the body arrives
-(``stop_at_cap`` on Scrapy's ``bytes_received`` signal) and while it is decompressed (``bounded_decode``, used by
-``middleware.RobotsBodyMiddleware`` before Scrapy's HttpCompressionMiddleware could inflate it).
+(``stop_at_cap`` on Scrapy's ``bytes_received`` signal) and while it is decompressed (``decoding.bounded_decode``,
+used by ``body.RobotsBodyMiddleware`` before Scrapy's HttpCompressionMiddleware could inflate it).
 """
 
 from __future__ import annotations
 
-import zlib
 from collections.abc import Callable
 from typing import Any
 from urllib.parse import urljoin, urlsplit
 
-import brotli  # type: ignore[import-untyped]
 from scrapy import Request
 from scrapy.exceptions import StopDownload
 from scrapy.http import Response
 from scrapy.http.request import NO_CALLBACK
 
+from .decoding import ACCEPT_ENCODING
 from .origin import Origin
 from .policy import BAD_REDIRECT, REDIRECT_LOOP, TOO_MANY_REDIRECTS, FetchResult
 
@@ -28,7 +27,6 @@ ROBOTS_META_KEY = "rep_robots_max_size"
 #: Same as Scrapy's built-in: robots.txt goes ahead of the origin's queued pages.
 ROBOTS_PRIORITY = 1000
 REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
-ACCEPT_ENCODING = b"gzip, deflate, br"
 
 
 def robots_request(url: str, max_size: int) -> Request:
@@ -62,55 +60,6 @@ def stop_at_cap(data: bytes, request: Request) -> None:
     request.meta["rep_received"] = received
     if received >= max_size:
         raise StopDownload(fail=False)
-
-
-def bounded_decode(body: bytes, encodings: list[str], max_size: int) -> bytes:
-    """Undo ``Content-Encoding`` (gzip, deflate, br; applied in order) producing at most ``max_size`` bytes, so a
-    decompression bomb is never inflated past the cap. A truncated or corrupt stream yields what decoded cleanly;
-    an unknown encoding yields an empty body (treated as an empty robots.txt) rather than bytes of junk."""
-    for encoding in reversed(encodings):
-        decoder = _DECODERS.get(encoding)
-        if decoder is None:
-            return b""
-        body = decoder(body, max_size)
-    return body[:max_size]
-
-
-def _inflate(body: bytes, max_size: int, wbits: int) -> bytes:
-    decompressor = zlib.decompressobj(wbits)
-    try:
-        return decompressor.decompress(body, max_size)
-    except zlib.error:
-        return b""
-
-
-def _deflate(body: bytes, max_size: int) -> bytes:
-    # zlib-wrapped as the RFC says, or raw deflate as some servers send.
-    return _inflate(body, max_size, zlib.MAX_WBITS) or _inflate(body, max_size, -zlib.MAX_WBITS)
-
-
-def _unbrotli(body: bytes, max_size: int) -> bytes:
-    decompressor = brotli.Decompressor()
-    out = b""
-    try:
-        chunk = decompressor.process(body, output_buffer_limit=max_size)
-        while chunk and len(out) < max_size:
-            out += chunk
-            if decompressor.is_finished():
-                break
-            chunk = decompressor.process(b"", output_buffer_limit=max_size - len(out))
-    except brotli.error:
-        pass
-    return out[:max_size]
-
-
-_DECODERS: dict[str, Callable[[bytes, int], bytes]] = {
-    "gzip": lambda body, cap: _inflate(body, cap, 16 + zlib.MAX_WBITS),
-    "x-gzip": lambda body, cap: _inflate(body, cap, 16 + zlib.MAX_WBITS),
-    "deflate": _deflate,
-    "br": _unbrotli,
-    "identity": lambda body, cap: body[:cap],
-}
 
 
 class RobotsFetcher:

@@ -15,9 +15,9 @@ from scrapy.settings import Settings
 from scrapy.utils.misc import load_object
 
 from scrapy_rep import Addon
+from scrapy_rep.body import check_middlewares
 from scrapy_rep.cli import build_parser
 from scrapy_rep.config import Config
-from scrapy_rep.middleware import check_middlewares
 
 REPO = Path(__file__).resolve().parents[1]
 README = (REPO / "README.md").read_text(encoding="utf-8")
@@ -95,7 +95,7 @@ def test_the_settings_reference_names_exactly_the_settings_the_code_reads() -> N
 
 
 def test_the_stats_reference_names_every_stat_the_middleware_counts() -> None:
-    source = (REPO / "scrapy_rep" / "middleware.py").read_text()
+    source = "".join(path.read_text() for path in (REPO / "scrapy_rep").glob("*.py"))
     counted = {key.rstrip("/") for key in re.findall(r'f?"(rep/[a-z_/]+)', source)}
     stats_section = README.split("## Stats", 1)[1].split("\n## ", 1)[0]
     assert counted, "no stats found in the middleware"

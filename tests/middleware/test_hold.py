@@ -31,7 +31,7 @@ async def test_a_failing_origin_does_not_stall_the_others_spec_2_3(sites: Any) -
         # The engine can look idle for a moment while healthy requests are still parked: between their origin's
         # robots.txt response and its adoption, or between their release and their coroutine resuming (asyncio
         # schedules it). That is not the idle moment this test waits for; a stall leaves no healthy request parked.
-        if any(not request.url.startswith(failing.url("/")) for request in middleware(crawlers[0])._parked):
+        if any(not request.url.startswith(failing.url("/")) for request in middleware(crawlers[0]).parking.parked):
             return False
         seen_before_timeout.append(len([u for u in result_urls if u in healthy]))
         clock.advance(600)
@@ -97,7 +97,7 @@ async def test_100_concurrent_waiters_one_fetch_every_decision_spec_2_1(sites: A
 
     def hook(crawler: Crawler) -> None:
         def check() -> None:
-            parked = len(middleware(crawler)._parked)
+            parked = len(middleware(crawler).parking.parked)
             if parked == 100 and not gate.called:
                 parked_at_release.append(parked)
                 poll.stop()
@@ -163,7 +163,7 @@ async def test_parking_is_bounded_by_rep_max_parked(sites: Any) -> None:
     def hook(crawler: Crawler) -> None:
         def check() -> None:
             assert crawler.engine is not None
-            parked, active = len(middleware(crawler)._parked), len(crawler.engine.downloader.active)
+            parked, active = len(middleware(crawler).parking.parked), len(crawler.engine.downloader.active)
             if parked == 3 and active == 4 and not gate.called:  # 4 = CONCURRENT_REQUESTS: 3 waiters + robots.txt
                 seen.append((parked, active))
                 poll.stop()

@@ -1,0 +1,186 @@
+"""Every use of Scrapy's private internals and of its version-dependent APIs, in one module.
+
+Each is chosen once, by feature detection (never by parsing version strings). Tested on Scrapy 2.13.0, 2.16.0 and
+2.19.0 (``.ci/run``'s matrix, ``tox.ini``); read in the source of every release 2.13.0-2.19.0.
+
+Private internals (names starting with ``_`` or undocumented attributes), what each is for, and what happens when
+one is missing or changed: the plugin degrades to the safe behaviour, says so once at WARNING and sets the stat
+``rep/degraded/<feature>`` (``Internals``):
+
+===================================================  ==========================================  =====================
+internal                                             used for                                    when missing
+===================================================  ==========================================  =====================
+``ExecutionEngine.downloader.active`` (a set)        parking: a waiting request leaves it, so    no parking: a waiting
+                                                     it does not hold a CONCURRENT_REQUESTS      request keeps its
+                                                     place (SPEC 2.3)                            downloader place, as
+``ExecutionEngine._slot.nextcall.schedule()``        parking: let the engine pull the next       with Scrapy's built-in
+                                                     request at once                             (``parking``)
+``ExecutionEngine._slot.closing``                    parking: parked requests are dropped once
+                                                     the engine starts closing
+``Downloader.slots[key].delay``,                     the opt-in crawl-delay (SPEC 6.5) as the    crawl-delay not
+``Downloader.per_slot_settings``                     slot's download delay                       applied
+                                                                                                 (``crawl_delay``)
+===================================================  ==========================================  =====================
+
+Version-dependent public APIs, each with what older versions offer instead:
+
+- ``ExecutionEngine.download_async`` (2.14+); before: ``ExecutionEngine.download`` returning a Deferred.
+- ``BaseSettings.get_component_priority_dict_with_base`` (2.15+); before: ``getwithbase``.
+- ``scrapy.signals.robots_parsed`` (2.18+); before: scrapy-rep's own signal object, ``scrapy_rep.robots_parsed``.
+- ``AsyncCrawlerRunner`` (2.14+) and ``Crawler.crawl_async`` (2.14+); before: ``CrawlerRunner`` and
+  ``Crawler.crawl`` returning Deferreds.
+- ``scrapy.downloadermiddlewares.httpcompression.ACCEPTED_ENCODINGS``: the codings Scrapy accepts on this install
+  (``br`` with brotli >= 1.2, ``zstd`` with zstandard or backports.zstd, depending on the version).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from scrapy import signals
+from scrapy.core.engine import ExecutionEngine
+from scrapy.downloadermiddlewares import httpcompression
+from scrapy.utils.conf import build_component_list
+from scrapy.utils.defer import maybe_deferred_to_future
+from scrapy.utils.misc import load_object
+from twisted.internet.defer import Deferred
+
+if TYPE_CHECKING:
+    from scrapy import Request
+    from scrapy.crawler import Crawler, CrawlerRunner
+    from scrapy.http import Response
+    from scrapy.settings import BaseSettings, Settings
+    from scrapy.statscollectors import StatsCollector
+
+#: The documented logger of every middleware line (docs/stats.md).
+logger = logging.getLogger("scrapy_rep.middleware")
+
+#: Sent once per parsed robots.txt with ``robotparser`` and ``request`` (as Scrapy's built-in sends it on 2.18+).
+robots_parsed: object = getattr(signals, "robots_parsed", None) or object()
+
+#: The content codings Scrapy's HttpCompressionMiddleware accepts on this install (lower-case bytes).
+SCRAPY_ACCEPTED_ENCODINGS: tuple[bytes, ...] = tuple(getattr(httpcompression, "ACCEPTED_ENCODINGS", (b"gzip",
+                                                                                                     b"deflate")))
+
+_HAS_DOWNLOAD_ASYNC = hasattr(ExecutionEngine, "download_async")
+
+
+async def download(engine: ExecutionEngine, request: Request) -> Response:
+    """Download ``request`` through the engine (its downloader middlewares and slots), bypassing the scheduler."""
+    if _HAS_DOWNLOAD_ASYNC:
+        response: Response = await engine.download_async(request)
+        return response
+    return await maybe_deferred_to_future(engine.download(request))
+
+
+def enabled_downloader_middlewares(settings: BaseSettings) -> list[Any]:
+    """The classes of the enabled downloader middlewares, in order (DOWNLOADER_MIDDLEWARES over its _BASE)."""
+    with_base: Callable[[str], BaseSettings] = getattr(
+        settings, "get_component_priority_dict_with_base", settings.getwithbase
+    )
+    return [load_object(path) for path in build_component_list(with_base("DOWNLOADER_MIDDLEWARES"))]
+
+
+def new_runner(settings: Settings) -> Any:
+    """A crawler runner on the installed reactor: ``AsyncCrawlerRunner`` where it exists, else ``CrawlerRunner``."""
+    from scrapy import crawler
+
+    runner: type[CrawlerRunner] = getattr(crawler, "AsyncCrawlerRunner", crawler.CrawlerRunner)
+    return runner(settings)
+
+
+async def crawl_with(runner: Any, crawler: Crawler, *args: Any, **kwargs: Any) -> None:
+    """``runner.crawl(crawler, ...)`` awaited, whichever runner ``new_runner`` gave."""
+    await _awaited(runner.crawl(crawler, *args, **kwargs))
+
+
+async def run_crawler(crawler: Crawler, *args: Any, **kwargs: Any) -> None:
+    """Run ``crawler`` until it finishes: ``Crawler.crawl_async`` where it exists, else ``Crawler.crawl``."""
+    crawl_async = getattr(crawler, "crawl_async", None)
+    await _awaited(crawl_async(*args, **kwargs) if crawl_async else crawler.crawl(*args, **kwargs))
+
+
+async def stop_crawler(crawler: Crawler) -> None:
+    stop_async = getattr(crawler, "stop_async", None)
+    await _awaited(stop_async() if stop_async else crawler.stop())
+
+
+async def _awaited(result: Any) -> None:
+    if isinstance(result, Deferred):
+        await maybe_deferred_to_future(result)
+    else:
+        await result
+
+
+class Internals:
+    """The engine internals the middleware uses, each checked at its first use; a missing one degrades the feature
+    for the rest of the crawl, with one WARNING and a ``rep/degraded/<feature>`` stat."""
+
+    def __init__(self, crawler: Crawler, stats: StatsCollector) -> None:
+        self.crawler = crawler
+        self.stats = stats
+        self.degraded: set[str] = set()
+
+    def _degrade(self, feature: str, why: str, consequence: str) -> None:
+        if feature in self.degraded:
+            return
+        self.degraded.add(feature)
+        self.stats.set_value(f"rep/degraded/{feature}", 1)
+        logger.warning("scrapy-rep: %s on this Scrapy (%s): %s", why, feature, consequence,
+                       extra={"spider": self.crawler.spider})
+
+    # -- parking (downloader.active, engine._slot) -----------------------------------------------------------------
+
+    def active_requests(self) -> set[Request] | None:
+        """The downloader's active set if parking can work on this engine, else None (degraded, said once)."""
+        if "parking" in self.degraded:
+            return None
+        engine = self.crawler.engine
+        if engine is None:
+            return None
+        active = getattr(getattr(engine, "downloader", None), "active", None)
+        slot = getattr(engine, "_slot", None)
+        if (
+            not isinstance(active, set)
+            or slot is None
+            or not hasattr(slot, "closing")
+            or not callable(getattr(getattr(slot, "nextcall", None), "schedule", None))
+        ):
+            self._degrade(
+                "parking", "the engine's downloader.active or _slot is not as expected",
+                "requests waiting for robots.txt keep their downloader place (as with Scrapy's built-in middleware)",
+            )
+            return None
+        return active
+
+    def schedule_engine(self) -> None:
+        """Let the engine pull the next scheduled request now (a downloader place was freed)."""
+        slot = getattr(self.crawler.engine, "_slot", None)
+        if slot is not None:
+            slot.nextcall.schedule()
+
+    def engine_closing(self) -> bool:
+        """True once the engine has begun closing the spider (or has no slot any more)."""
+        slot = getattr(self.crawler.engine, "_slot", None)
+        return slot is None or slot.closing is not None
+
+    # -- crawl-delay (downloader.slots, per_slot_settings) -----------------------------------------------------------
+
+    def set_slot_delay(self, key: str, delay: float) -> bool:
+        """Make ``delay`` the download delay of the downloader slot ``key`` (now and when it is created again);
+        False when this downloader does not offer it (degraded, said once)."""
+        if "crawl_delay" in self.degraded:
+            return False
+        downloader = getattr(self.crawler.engine, "downloader", None)
+        per_slot = getattr(downloader, "per_slot_settings", None)
+        slots = getattr(downloader, "slots", None)
+        if not isinstance(per_slot, dict) or not isinstance(slots, dict):
+            self._degrade("crawl_delay", "the downloader's per_slot_settings or slots are not as expected",
+                          "robots.txt crawl-delay is not applied (REP_OBEY_CRAWL_DELAY)")
+            return False
+        per_slot.setdefault(key, {})["delay"] = delay
+        if key in slots:
+            slots[key].delay = delay
+        return True
