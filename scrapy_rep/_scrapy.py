@@ -29,12 +29,15 @@ Version-dependent public APIs, each with what older versions offer instead:
 - ``scrapy.signals.robots_parsed`` (2.18+); before: scrapy-rep's own signal object, ``scrapy_rep.robots_parsed``.
 - ``AsyncCrawlerRunner`` (2.14+) and ``Crawler.crawl_async`` (2.14+); before: ``CrawlerRunner`` and
   ``Crawler.crawl`` returning Deferreds.
+- ``scrapy.utils.asyncio.is_asyncio_available`` (2.14+); before: ``scrapy.utils.reactor.is_asyncio_reactor_installed``
+  (with a running asyncio loop checked first).
 - ``scrapy.downloadermiddlewares.httpcompression.ACCEPTED_ENCODINGS``: the codings Scrapy accepts on this install
   (``br`` with brotli >= 1.2, ``zstd`` with zstandard or backports.zstd, depending on the version).
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -65,6 +68,22 @@ SCRAPY_ACCEPTED_ENCODINGS: tuple[bytes, ...] = tuple(getattr(httpcompression, "A
                                                                                                      b"deflate")))
 
 _HAS_DOWNLOAD_ASYNC = hasattr(ExecutionEngine, "download_async")
+
+
+def asyncio_available() -> bool:
+    """asyncio code can run: an asyncio loop is running, or the installed reactor is the asyncio one. Call only
+    once a reactor is installed (``scrapy.utils.reactor.is_reactor_installed``)."""
+    try:
+        from scrapy.utils.asyncio import is_asyncio_available
+    except ImportError:
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            from scrapy.utils.reactor import is_asyncio_reactor_installed
+
+            return is_asyncio_reactor_installed()
+        return True
+    return is_asyncio_available()
 
 
 async def download(engine: ExecutionEngine, request: Request) -> Response:
@@ -114,6 +133,13 @@ async def _awaited(result: Any) -> None:
         await result
 
 
+#: The private attribute names Internals reads, in one place: a Scrapy that renames one degrades that feature.
+ENGINE_SLOT = "_slot"  # ExecutionEngine._slot: .closing (a Deferred once closing), .nextcall.schedule()
+DOWNLOADER_ACTIVE = "active"  # Downloader.active: the set of requests in the downloader
+DOWNLOADER_SLOTS = "slots"  # Downloader.slots: key -> Slot, whose .delay is the download delay
+DOWNLOADER_PER_SLOT = "per_slot_settings"  # Downloader.per_slot_settings: key -> settings of slots created later
+
+
 class Internals:
     """The engine internals the middleware uses, each checked at its first use; a missing one degrades the feature
     for the rest of the crawl, with one WARNING and a ``rep/degraded/<feature>`` stat."""
@@ -140,8 +166,8 @@ class Internals:
         engine = self.crawler.engine
         if engine is None:
             return None
-        active = getattr(getattr(engine, "downloader", None), "active", None)
-        slot = getattr(engine, "_slot", None)
+        active = getattr(getattr(engine, "downloader", None), DOWNLOADER_ACTIVE, None)
+        slot = getattr(engine, ENGINE_SLOT, None)
         if (
             not isinstance(active, set)
             or slot is None
@@ -157,13 +183,13 @@ class Internals:
 
     def schedule_engine(self) -> None:
         """Let the engine pull the next scheduled request now (a downloader place was freed)."""
-        slot = getattr(self.crawler.engine, "_slot", None)
+        slot = getattr(self.crawler.engine, ENGINE_SLOT, None)
         if slot is not None:
             slot.nextcall.schedule()
 
     def engine_closing(self) -> bool:
         """True once the engine has begun closing the spider (or has no slot any more)."""
-        slot = getattr(self.crawler.engine, "_slot", None)
+        slot = getattr(self.crawler.engine, ENGINE_SLOT, None)
         return slot is None or slot.closing is not None
 
     # -- crawl-delay (downloader.slots, per_slot_settings) -----------------------------------------------------------
@@ -174,8 +200,8 @@ class Internals:
         if "crawl_delay" in self.degraded:
             return False
         downloader = getattr(self.crawler.engine, "downloader", None)
-        per_slot = getattr(downloader, "per_slot_settings", None)
-        slots = getattr(downloader, "slots", None)
+        per_slot = getattr(downloader, DOWNLOADER_PER_SLOT, None)
+        slots = getattr(downloader, DOWNLOADER_SLOTS, None)
         if not isinstance(per_slot, dict) or not isinstance(slots, dict):
             self._degrade("crawl_delay", "the downloader's per_slot_settings or slots are not as expected",
                           "robots.txt crawl-delay is not applied (REP_OBEY_CRAWL_DELAY)")

@@ -11,6 +11,8 @@ from .middleware import RobotsMiddleware
 
 #: The built-in's position (DOWNLOADER_MIDDLEWARES_BASE), which RobotsMiddleware takes.
 ROBOTS_MIDDLEWARE_ORDER = 100
+#: The key DOWNLOADER_MIDDLEWARES_BASE gives the built-in.
+BUILTIN_PATH = "scrapy.downloadermiddlewares.robotstxt.RobotsTxtMiddleware"
 
 
 class Addon:
@@ -20,9 +22,19 @@ class Addon:
 
     def update_settings(self, settings: BaseSettings) -> None:
         name = "DOWNLOADER_MIDDLEWARES"
-        settings.set_in_component_priority_dict(name, RobotsTxtMiddleware, None)
-        enabled = {load_object(path) for path in settings.getdict(name)}
+        middlewares = settings.getdict(name)
+        # Disabled under the import path DOWNLOADER_MIDDLEWARES_BASE uses: Scrapy < 2.15 merges the two dicts by key
+        # as written, so a class key would leave the base's path key enabled.
+        for key in [key for key in middlewares if _loaded(key) is RobotsTxtMiddleware]:
+            del middlewares[key]
+        middlewares[BUILTIN_PATH] = None
+        enabled = {_loaded(key) for key, order in middlewares.items() if order is not None}
         for component, order in ((RobotsMiddleware, ROBOTS_MIDDLEWARE_ORDER),
                                  (RobotsBodyMiddleware, BODY_MIDDLEWARE_ORDER)):
             if component not in enabled:
-                settings.set_in_component_priority_dict(name, component, order)
+                middlewares[component] = order
+        settings.set(name, middlewares, settings.getpriority(name) or 0)
+
+
+def _loaded(key: object) -> object:
+    return load_object(key) if isinstance(key, str) else key

@@ -74,7 +74,8 @@ def check_middlewares(settings: BaseSettings) -> None:
         raise ConfigError(
             "DOWNLOADER_MIDDLEWARES", "scrapy.downloadermiddlewares.robotstxt.RobotsTxtMiddleware",
             "Scrapy's built-in robots.txt middleware is enabled beside scrapy_rep.RobotsMiddleware; remove it "
-            "(set it to None in DOWNLOADER_MIDDLEWARES) or use ADDONS = {'scrapy_rep.Addon': 0}",
+            "(set its import path, as DOWNLOADER_MIDDLEWARES_BASE writes it, to None in DOWNLOADER_MIDDLEWARES: "
+            "before Scrapy 2.15 a class key does not disable it) or use ADDONS = {'scrapy_rep.Addon': 0}",
         )
     if RobotsBodyMiddleware not in enabled:
         raise ConfigError(

@@ -1,2 +1,3 @@
-"""The demo: a local multi-origin site (``site``), the example project's spiders crawling it (``crawl``) and the
-report of what happened (``report``). Entry point: ``scrapy-rep demo [--compare | --serve]``."""
+"""The demo: a local multi-origin site (``site``), the demo project's spiders crawling it (``crawl``; ``project``:
+the crawl of ``example_project/``, shipped in the package) and the report of what happened (``report``). Entry point:
+``scrapy-rep demo [--compare | --serve]``."""

@@ -1,28 +1,28 @@
-"""Running the example project's spiders against the demo site, in this process, and collecting what happened.
+"""Running the demo project's spiders against the demo site, in this process, and collecting what happened.
 
-The spiders and settings are the example project's own (``example_project/``, loaded as ``scrapy crawl`` would from
-that directory); the demo only adds short retry and hold times so that "503 then recovery" and "dropped at the hold
-timeout" happen within seconds.
+The spiders and settings are the demo project's (``scrapy_rep.demo.project``), shipped in the package, so that the
+demo runs from an installed wheel in any directory; the demo only adds short retry and hold times so that "503 then
+recovery" and "dropped at the hold timeout" happen within seconds.
 """
 
 from __future__ import annotations
 
 import logging
-import sys
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
-from scrapy import Spider, signals
-from scrapy.crawler import AsyncCrawlerRunner
+from scrapy import Request, Spider, signals
 from scrapy.settings import Settings
 
+from scrapy_rep import robots_parsed
+from scrapy_rep._scrapy import crawl_with, new_runner
 from scrapy_rep.demo.site import DemoSite, Hit
 
-PROJECT_DIR = Path(__file__).resolve().parents[2] / "example_project"
+#: The demo's Scrapy settings module (its SPIDER_MODULES name the demo's spiders, also in the package).
+SETTINGS_MODULE = "scrapy_rep.demo.project.settings"
 
 #: scrapy-rep's timings for the demo: re-fetch a failing robots.txt after 0.2 s (then 0.4, 0.5...), and give up on
 #: held requests after 4 s. A real crawl keeps the defaults (README, settings reference).
@@ -44,14 +44,10 @@ BUILTIN_SETTINGS: dict[str, Any] = {
 }
 
 
-class DemoError(Exception):
-    """The demo cannot run (e.g. no example project next to the package): one line for the user."""
-
-
 @dataclass(slots=True)
 class CrawlResult:
     """One spider's crawl: its items (pages crawled and requests stopped), stats, the site's log and scrapy-rep's,
-    and the sitemaps its spider saw in ``robots_parsed`` signals (robots.txt URL -> sitemap URLs)."""
+    and the sitemaps of each parsed robots.txt, from the ``robots_parsed`` signal (robots.txt URL -> sitemap URLs)."""
 
     label: str
     spider: str
@@ -64,36 +60,36 @@ class CrawlResult:
 
 
 def project_settings(overrides: dict[str, Any]) -> Settings:
-    """The example project's settings (as ``scrapy crawl`` run in ``example_project/`` reads them) + ``overrides``."""
-    if not (PROJECT_DIR / "scrapy.cfg").is_file():
-        raise DemoError(f"example project not found at {PROJECT_DIR}: run the demo from a source checkout")
-    if str(PROJECT_DIR) not in sys.path:
-        sys.path.insert(0, str(PROJECT_DIR))
+    """The demo project's settings (at Scrapy's "project" priority) + ``overrides`` (at "cmdline", as ``-s``)."""
     settings = Settings()
-    settings.setmodule("example_project.settings", priority="project")
+    settings.setmodule(SETTINGS_MODULE, priority="project")
     settings.setdict(overrides, priority="cmdline")
     return settings
 
 
 async def crawl(site: DemoSite, label: str, spider: str, urls: list[str], overrides: dict[str, Any]) -> CrawlResult:
-    """Run ``spider`` of the example project over ``urls`` and return what it produced and what the site served."""
+    """Run ``spider`` of the demo project over ``urls`` and return what it produced and what the site served."""
     result = CrawlResult(label, spider)
-    runner = AsyncCrawlerRunner(project_settings(overrides))
+    runner = new_runner(project_settings(overrides))
     crawler = runner.create_crawler(spider)
 
     def collect(item: dict[str, Any], spider: Spider) -> None:
         result.items.append(dict(item))
 
+    def note_sitemaps(robotparser: Any, request: Request) -> None:
+        if sitemaps := list(getattr(robotparser, "sitemaps", [])):  # scrapy-rep's parser has them; Protego's not
+            result.sitemaps[request.url] = sitemaps
+
     crawler.signals.connect(collect, signal=signals.item_scraped)
+    crawler.signals.connect(note_sitemaps, signal=robots_parsed)
     first_hit = len(site.hits)
     started = time.monotonic()
     with _captured_logs(result.logs):
-        await runner.crawl(crawler, start_url=",".join(urls))
+        await crawl_with(runner, crawler, urls=urls)
     result.seconds = time.monotonic() - started
     result.hits = site.hits[first_hit:]
     assert crawler.stats is not None
     result.stats = dict(crawler.stats.get_stats())
-    result.sitemaps = dict(getattr(crawler.spider, "sitemaps", {}))  # gathered from the robots_parsed signal
     return result
 
 

@@ -10,7 +10,7 @@ from typing import Any, TypeVar
 
 from scrapy.utils.reactor import install_reactor
 
-from scrapy_rep.demo.crawl import BUILTIN_SETTINGS, DEMO_SETTINGS, DemoError, crawl
+from scrapy_rep.demo.crawl import BUILTIN_SETTINGS, DEMO_SETTINGS, crawl
 from scrapy_rep.demo.report import comparison, report
 from scrapy_rep.demo.site import DemoSite
 
@@ -23,11 +23,7 @@ def demo(*, compare: bool = False, serve: bool = False) -> int:
     install_reactor(ASYNCIO_REACTOR)
     if serve:
         return _serve()
-    try:
-        text, ok = _run(lambda: _crawls(compare))
-    except DemoError as exc:
-        print(f"scrapy-rep: error: {exc}", file=sys.stderr)
-        return 2
+    text, ok = _run(lambda: _crawls(compare))
     print(text)
     return 0 if ok else 1
 

@@ -13,6 +13,7 @@ from itertools import pairwise
 from urllib.parse import urlsplit
 
 from scrapy_rep.demo.crawl import DEMO_SETTINGS, CrawlResult
+from scrapy_rep.demo.project.spiders import NewsSpider
 from scrapy_rep.demo.site import CRAWL, FORBIDDEN, TOKEN, DemoSite, Hit, OriginSpec
 
 WIDTH = 118
@@ -143,8 +144,8 @@ def report(site: DemoSite, catalog: CrawlResult, news: CrawlResult) -> tuple[str
     runs = analyse(site, catalog)
     pages = sum(len(spec.pages) for spec in site.origins)
     out = [
-        f"scrapy-rep demo: {len(site.origins)} origins on 127.0.0.1, {pages} pages, spider 'catalog' of "
-        f"example_project/ as {TOKEN!r}, through scrapy-rep ({catalog.seconds:.1f} s)",
+        f"scrapy-rep demo: {len(site.origins)} origins on 127.0.0.1, {pages} pages, spider 'catalog' as "
+        f"{TOKEN!r}, through scrapy-rep ({catalog.seconds:.1f} s)",
         *_wrapped([
             "demo timings (seconds; a real crawl keeps the defaults): "
             + ", ".join(f"{name}={value}" for name, value in DEMO_SETTINGS.items() if name.startswith("REP_")),
@@ -172,7 +173,8 @@ def _news_lines(site: DemoSite, news: CrawlResult) -> list[str]:
     spacing = f", {gap:.2f} s between pages on average (crawl-delay: 0.5; Scrapy varies each delay 0.5-1.5x)"
     spacing = spacing if gap is not None else ""
     return _wrapped([
-        "spider 'news' (REP_USER_AGENT = ['examplebot-news', 'examplebot'], REP_OBEY_CRAWL_DELAY = True) on agents:",
+        f"spider 'news' (REP_USER_AGENT = {NewsSpider.tokens}, REP_OBEY_CRAWL_DELAY = {NewsSpider.obey_crawl_delay})"
+        " on agents:",
         f"  follows the examplebot-news group: crawled {len(run.crawled)}/{len(run.spec.pages)}"
         f" ({', '.join(run.crawled)}){spacing}",
     ])

@@ -18,9 +18,9 @@ import redis.asyncio
 from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
 from redis.exceptions import RedisError
-from scrapy.utils.asyncio import is_asyncio_available
 from scrapy.utils.reactor import is_reactor_installed
 
+from scrapy_rep._scrapy import asyncio_available
 from scrapy_rep.stores._base import CorruptEntry, Entry, StoreError
 from scrapy_rep.stores._codec import decode, encode
 
@@ -128,7 +128,7 @@ class RedisStore:
 def require_asyncio_reactor() -> None:
     """redis.asyncio needs asyncio's event loop: fine inside a running loop, or under the asyncio reactor; a
     store opened outside any loop with another Twisted reactor installed could never run."""
-    if is_reactor_installed() and not is_asyncio_available():
+    if is_reactor_installed() and not asyncio_available():
         raise ValueError(
             "REP_STORE: a redis:// store needs Scrapy's asyncio reactor; set TWISTED_REACTOR = "
             '"twisted.internet.asyncioreactor.AsyncioSelectorReactor", which is Scrapy\'s default'

@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import os
 import re
+import shutil
 import socket
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
-from .conftest import run_cli
+from .conftest import REPO, run_cli
 
 pytestmark = pytest.mark.slow
 
@@ -49,3 +54,25 @@ def test_demo_compare_shows_what_the_builtin_lets_through() -> None:
     ours = {name: row.split(None, 1)[1] for name, row in rows.items() if name != "origin"}
     assert len(ours) == 7 and all(cell.startswith("as robots.txt says (") for cell in ours.values()), ours
     assert "let through against robots.txt: scrapy-rep 0 page(s)" in table
+
+
+def test_demo_runs_from_the_package_alone_in_any_directory(tmp_path: Path) -> None:
+    """As from an installed wheel: a copy of the package with no ``example_project/`` beside it, run elsewhere."""
+    crawl_source = (REPO / "scrapy_rep" / "demo" / "crawl.py").read_text()
+    assert "example_project" not in crawl_source and "sys.path" not in crawl_source
+    site_packages = tmp_path / "site-packages"
+    shutil.copytree(REPO / "scrapy_rep", site_packages / "scrapy_rep", ignore=shutil.ignore_patterns("__pycache__"))
+    workdir = tmp_path / "elsewhere"
+    workdir.mkdir()
+    code = (
+        "import sys, scrapy_rep.cli; assert scrapy_rep.__file__.startswith(sys.argv[1]), scrapy_rep.__file__; "
+        "sys.exit(scrapy_rep.cli.main(['demo']))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code, str(site_packages)], cwd=workdir, capture_output=True, text=True, timeout=120,
+        env={**os.environ, "PYTHONPATH": str(site_packages)}, check=False,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "follows the examplebot-news group: crawled 3/3" in done.stdout
+    assert done.stdout.rstrip().endswith("result: every page went as robots.txt says (SPEC 2, 4.4, 6, 7).")
+    assert list(workdir.iterdir()) == []  # nothing written where it ran

@@ -61,7 +61,7 @@ def assert_held_then_dropped(run: FaultRun, error: str) -> None:
     is sent, its requests are held, then dropped after REP_HOLD_TIMEOUT with their own stats key."""
     assert run.state.state is State.HOLDING
     assert run.state.entry is not None and run.state.entry.outcome is Outcome.DISALLOW_ALL
-    assert run.robots_downloads() == {f"exception/{error}": 1}
+    run.assert_downloads({f"exception/{error}": 1})
     assert run.held_requests() == (0, 0, 2, 0)
     assert run.stat("rep/requests/dropped_after_hold/timeout") == 2
     assert_memory(run)
@@ -129,7 +129,7 @@ async def test_a_fault_then_a_good_robots_txt_releases_the_held_requests_spec_2_
     run = await crawl_fault(server.origin(), REP_ERROR_RETRY_DELAY=60, REP_ERROR_RETRY_MAX_DELAY=60,
                             phases=[(lambda: clock_steps[0].advance(60), [])], clock=_recording_clock(clock_steps))
     assert_rules_obeyed(run, ["/a"])
-    assert run.robots_downloads() == {"exception/DownloadFailedError": 1, "status/200": 1}
+    run.assert_downloads({"exception/DownloadFailedError": 1, "status/200": 1})
     assert server.paths()[:2] == ["/robots.txt", "/robots.txt"] and server.paths()[2:] == ["/a"]
 
 

@@ -22,6 +22,7 @@ from twisted.internet.defer import Deferred
 from twisted.python.failure import Failure
 
 from scrapy_rep import RobotsMiddleware
+from scrapy_rep._scrapy import Internals, run_crawler, stop_crawler
 
 WATCHDOG_SECONDS = 20
 
@@ -76,7 +77,7 @@ class ListSpider(Spider):
         for url in urls:
             engine.crawl(Request(url, dont_filter=True, errback=self.failure, meta=dict(self.meta)))
         # Let the engine look again at once rather than at its next 5-second heartbeat.
-        reactor.callLater(0, engine._slot.nextcall.schedule)  # type: ignore[attr-defined,union-attr]
+        reactor.callLater(0, Internals(self.crawler, self.crawler.stats).schedule_engine)  # type: ignore[arg-type]
         raise DontCloseSpider
 
     async def start(self) -> AsyncIterator[Any]:
@@ -131,10 +132,10 @@ def crawl(
             on_crawler(crawler)
         # A safety net, not a synchronisation: a crawl that hangs fails the test instead of stalling the suite.
         watchdog = reactor.callLater(  # type: ignore[attr-defined]
-            WATCHDOG_SECONDS, lambda: deferred_from_coro(crawler.stop_async())
+            WATCHDOG_SECONDS, lambda: deferred_from_coro(stop_crawler(crawler))
         )
         try:
-            await crawler.crawl_async(urls=list(urls), **(spider_kwargs or {}))
+            await run_crawler(crawler, urls=list(urls), **(spider_kwargs or {}))
         finally:
             if watchdog.active():
                 watchdog.cancel()

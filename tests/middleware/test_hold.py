@@ -11,6 +11,7 @@ from scrapy.utils.defer import deferred_from_coro
 from twisted.internet import defer
 from twisted.internet.task import Clock, LoopingCall
 
+from scrapy_rep._scrapy import stop_crawler
 from tests.middleware.crawl import crawl, middleware
 from tests.servers import Reply, robots
 
@@ -125,7 +126,7 @@ async def test_held_requests_are_dropped_when_the_spider_closes_spec_2_3(sites: 
     site.route("/robots.txt", Reply(status=500))
 
     def close() -> None:
-        deferred_from_coro(crawler_box[0].stop_async())  # e.g. Ctrl-C while requests are held
+        deferred_from_coro(stop_crawler(crawler_box[0]))  # e.g. Ctrl-C while requests are held
 
     crawler_box: list[Crawler] = []
     result = await crawl([site.url("/a"), site.url("/b")], REP_CLOCK=lambda: clock,

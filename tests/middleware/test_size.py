@@ -6,10 +6,10 @@ import gzip
 import zlib
 from typing import Any
 
-import brotli
 import pytest
 import pytest_twisted
 
+from scrapy_rep.decoding import ACCEPT_ENCODING, DECODERS
 from scrapy_rep.stores import Outcome
 from tests.middleware.crawl import crawl, middleware
 from tests.servers import Reply, gzip_bomb
@@ -52,22 +52,47 @@ async def test_a_gzip_bomb_is_not_inflated_past_the_cap_spec_4_4(sites: Any) -> 
     assert result.stat("rep/robots/truncated") == 1
 
 
+RULES = b"User-agent: *\nDisallow: /private\n"
+#: RULES compressed by brotli 1.2 and zstd (literals, so the test runs where those libraries are not installed).
+BROTLI_RULES = b"\x0b\x10\x80User-agent: *\nDisallow: /private\n\x03"
+ZSTD_RULES = b"(\xb5/\xfd !\t\x01\x00User-agent: *\nDisallow: /private\n"
+
+
 @pytest.mark.parametrize(
-    ("encoding", "encode"),
+    ("encoding", "body"),
     [
-        ("gzip", gzip.compress),
-        ("deflate", zlib.compress),
-        ("deflate", lambda b: zlib.compress(b)[2:-4]),  # raw deflate, as some servers send
-        ("br", brotli.compress),
+        ("gzip", gzip.compress(RULES)),
+        ("deflate", zlib.compress(RULES)),
+        ("deflate", zlib.compress(RULES)[2:-4]),  # raw deflate, as some servers send
+        ("br", BROTLI_RULES),
+        ("zstd", ZSTD_RULES),
     ],
 )
 @pytest_twisted.ensureDeferred
-async def test_compressed_robots_txt_is_decoded_spec_4_4(sites: Any, encoding: str, encode: Any) -> None:
+async def test_compressed_robots_txt_is_decoded_when_it_can_be_spec_4_4(sites: Any, encoding: str,
+                                                                        body: bytes) -> None:
+    """gzip and deflate always; br and zstd where their library is installed (and then advertised). Without it
+    the coding is not advertised, and a server that sends it anyway gets an empty robots.txt, counted."""
     site = sites()
-    site.route("/robots.txt", Reply(body=encode(b"User-agent: *\nDisallow: /private\n"),
-                                    headers={"Content-Encoding": encoding}))
+    site.route("/robots.txt", Reply(body=body, headers={"Content-Encoding": encoding}))
     result = await crawl([site.url("/private"), site.url("/public")])
-    assert result.downloaded == [site.url("/public")]
+    advertised = site.hits[0].headers["accept-encoding"].split(", ")
+    assert advertised == ACCEPT_ENCODING.decode().split(", ")
+    if encoding in DECODERS:
+        assert encoding in advertised
+        assert result.downloaded == [site.url("/public")]
+        assert result.stat("rep/robots/undecodable") == 0
+    else:
+        assert encoding not in advertised
+        assert sorted(result.downloaded) == [site.url("/private"), site.url("/public")]
+        assert result.stat(f"rep/robots/undecodable/{encoding}") == 1
+
+
+def test_the_accepted_codings_are_scrapys_that_can_be_decoded() -> None:
+    from scrapy.downloadermiddlewares.httpcompression import ACCEPTED_ENCODINGS
+
+    assert ACCEPT_ENCODING.split(b", ") == [coding for coding in ACCEPTED_ENCODINGS if coding.decode() in DECODERS]
+    assert {"gzip", "deflate"} <= set(DECODERS)
 
 
 @pytest_twisted.ensureDeferred

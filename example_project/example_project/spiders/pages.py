@@ -7,10 +7,11 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import scrapy
-from scrapy import signals
 from scrapy.crawler import Crawler
 from scrapy.http import Response
 from twisted.python.failure import Failure
+
+from scrapy_rep import robots_parsed  # Scrapy's signal on 2.18+; scrapy-rep sends its own on older Scrapy
 
 
 class PageSpider(scrapy.Spider):
@@ -30,7 +31,7 @@ class PageSpider(scrapy.Spider):
     @classmethod
     def from_crawler(cls, crawler: Crawler, *args: Any, **kwargs: Any) -> PageSpider:
         spider = super().from_crawler(crawler, *args, **kwargs)
-        crawler.signals.connect(spider.robots_parsed, signal=signals.robots_parsed)
+        crawler.signals.connect(spider.robots_parsed, signal=robots_parsed)
         return spider
 
     def robots_parsed(self, robotparser: Any, request: scrapy.Request) -> None:
