@@ -1,7 +1,7 @@
 """Every use of Scrapy's private internals and of its version-dependent APIs, in one module.
 
-Each is chosen once, by feature detection (never by parsing version strings). Tested on Scrapy 2.13.0, 2.16.0 and
-2.19.0 (``.ci/run``'s matrix, ``tox.ini``); read in the source of every release 2.13.0-2.19.0.
+Each is chosen once, by feature detection (never by parsing version strings). Tested on Scrapy 2.13.2, 2.14.2, 2.16.0
+and 2.19.0 (``tox.ini``, run by ``.ci/run``); read in the source of every release from 2.13.0 to 2.19.0.
 
 Private internals (names starting with ``_`` or undocumented attributes), what each is for, and what happens when
 one is missing or changed: the plugin degrades to the safe behaviour, says so once at WARNING and sets the stat

@@ -3,6 +3,7 @@ that the two middlewares are enabled and placed so they work together (SPEC 4.4,
 
 from __future__ import annotations
 
+import logging
 from typing import TYPE_CHECKING
 
 from scrapy import Request
@@ -23,6 +24,9 @@ if TYPE_CHECKING:
     from scrapy.statscollectors import StatsCollector
     from typing_extensions import Self
 
+#: The documented logger of every middleware line (docs/stats.md).
+logger = logging.getLogger("scrapy_rep.middleware")
+
 #: The order the add-on gives the companion: its process_response must run before HttpCompressionMiddleware's.
 BODY_MIDDLEWARE_ORDER = 595
 
@@ -37,6 +41,7 @@ class RobotsBodyMiddleware:
 
     def __init__(self, stats: StatsCollector) -> None:
         self.stats = stats
+        self._warned: set[str] = set()  # codings already reported as undecodable
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
@@ -63,6 +68,11 @@ class RobotsBodyMiddleware:
         if undecodable is not None:
             self.stats.inc_value("rep/robots/undecodable")
             self.stats.inc_value(f"rep/robots/undecodable/{undecodable}")
+            if undecodable not in self._warned:
+                self._warned.add(undecodable)
+                logger.warning("robots.txt in content coding %r, which this install cannot decode (br needs brotli "
+                               ">= 1.2, zstd backports.zstd or zstandard): read as an empty file (%s)", undecodable,
+                               request.url)
         return response.replace(body=body, headers=headers)
 
 

@@ -54,11 +54,12 @@ async def test_parking_parks_waiting_requests_outside_the_downloader(sites: Any,
     assert result.stat("rep/degraded/parking") == 0 and not degraded_warnings(caplog, "parking")
 
 
+@pytest.mark.parametrize("internal", ["ENGINE_SLOT", "DOWNLOADER_ACTIVE"])
 @pytest_twisted.ensureDeferred
-async def test_without_the_engine_slot_waiting_requests_keep_their_downloader_place(
-    sites: Any, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+async def test_without_the_engine_internals_waiting_requests_keep_their_downloader_place(
+    sites: Any, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture, internal: str
 ) -> None:
-    monkeypatch.setattr(_scrapy, "ENGINE_SLOT", "_slot_renamed_by_a_future_scrapy")
+    monkeypatch.setattr(_scrapy, internal, "renamed_by_a_future_scrapy")
     result, site, seen = await crawl_recording_waits(sites)
     assert seen == [(0, 4)]  # nothing parked: the three pages wait inside the downloader, as with the built-in
     assert sorted(result.downloaded) == [site.url("/a"), site.url("/b")]
@@ -67,17 +68,6 @@ async def test_without_the_engine_slot_waiting_requests_keep_their_downloader_pl
     assert result.stat("rep/degraded/parking") == 1
     assert len(degraded_warnings(caplog, "parking")) == 1  # said once, though three requests could not be parked
     result.assert_accounted()
-
-
-@pytest_twisted.ensureDeferred
-async def test_without_the_downloader_active_set_nothing_is_parked(
-    sites: Any, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
-) -> None:
-    monkeypatch.setattr(_scrapy, "DOWNLOADER_ACTIVE", "active_renamed_by_a_future_scrapy")
-    result, site, seen = await crawl_recording_waits(sites)
-    assert seen == [(0, 4)]
-    assert sorted(result.downloaded) == [site.url("/a"), site.url("/b")]
-    assert result.stat("rep/degraded/parking") == 1 and len(degraded_warnings(caplog, "parking")) == 1
 
 
 @pytest.mark.parametrize("internal", ["DOWNLOADER_SLOTS", "DOWNLOADER_PER_SLOT"])

@@ -77,33 +77,24 @@ def assert_recovered(result: Any, site: Any, step: str, caplog: pytest.LogCaptur
     result.assert_accounted()
 
 
+#: (where the exception is raised, the step it belongs to): a bug in the fetch, a store's own exception (not a
+#: StoreError, which is handled as such), a bug in the parser. Each raises once; the retry reads the stored copy.
+ONE_FAILURE = {
+    "fetch": (Refresher, "current_entry", RuntimeError("injected fetch bug"), "fetch"),
+    "store": (MemoryStore, "get", KeyError("injected store bug"), "fetch"),
+    "parse": (scrapy_rep.middleware, "parse", ValueError("injected parser bug"), "parse"),
+}
+
+
+@pytest.mark.parametrize("where", list(ONE_FAILURE))
 @pytest_twisted.ensureDeferred
-async def test_an_exception_while_fetching_is_a_network_error(
-    sites: Any, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+async def test_an_exception_on_the_way_is_a_network_error(
+    sites: Any, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture, where: str
 ) -> None:
-    monkeypatch.setattr(Refresher, "current_entry",
-                        failing_once(Refresher.current_entry, RuntimeError("injected fetch bug")))
+    owner, name, exc, step = ONE_FAILURE[where]
+    monkeypatch.setattr(owner, name, failing_once(getattr(owner, name), exc))
     result, site = await crawl_with_one_failure(sites)
-    assert_recovered(result, site, "fetch", caplog, robots_hits=1)
-
-
-@pytest_twisted.ensureDeferred
-async def test_a_store_exception_that_is_not_a_store_error_is_a_network_error(
-    sites: Any, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
-) -> None:
-    monkeypatch.setattr(MemoryStore, "get", failing_once(MemoryStore.get, KeyError("injected store bug")))
-    result, site = await crawl_with_one_failure(sites)
-    assert_recovered(result, site, "fetch", caplog, robots_hits=1)
-
-
-@pytest_twisted.ensureDeferred
-async def test_an_exception_while_parsing_is_a_network_error(
-    sites: Any, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
-) -> None:
-    monkeypatch.setattr(scrapy_rep.middleware, "parse",
-                        failing_once(scrapy_rep.middleware.parse, ValueError("injected parser bug")))
-    result, site = await crawl_with_one_failure(sites)
-    assert_recovered(result, site, "parse", caplog, robots_hits=1)  # the retry reads the stored copy
+    assert_recovered(result, site, step, caplog, robots_hits=1)
 
 
 @pytest_twisted.ensureDeferred

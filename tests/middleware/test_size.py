@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gzip
+import logging
 import zlib
 from typing import Any
 
@@ -66,11 +67,13 @@ ZSTD_RULES = b"(\xb5/\xfd !\t\x01\x00User-agent: *\nDisallow: /private\n"
         ("deflate", zlib.compress(RULES)[2:-4]),  # raw deflate, as some servers send
         ("br", BROTLI_RULES),
         ("zstd", ZSTD_RULES),
+        ("x-unknown", RULES),  # a coding no install decodes: the undecodable path runs everywhere
     ],
 )
 @pytest_twisted.ensureDeferred
-async def test_compressed_robots_txt_is_decoded_when_it_can_be_spec_4_4(sites: Any, encoding: str,
-                                                                        body: bytes) -> None:
+async def test_compressed_robots_txt_is_decoded_when_it_can_be_spec_4_4(
+    sites: Any, caplog: pytest.LogCaptureFixture, encoding: str, body: bytes
+) -> None:
     """gzip and deflate always; br and zstd where their library is installed (and then advertised). Without it
     the coding is not advertised, and a server that sends it anyway gets an empty robots.txt, counted."""
     site = sites()
@@ -86,6 +89,8 @@ async def test_compressed_robots_txt_is_decoded_when_it_can_be_spec_4_4(sites: A
         assert encoding not in advertised
         assert sorted(result.downloaded) == [site.url("/private"), site.url("/public")]
         assert result.stat(f"rep/robots/undecodable/{encoding}") == 1
+        warnings = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING and "decode" in r.msg]
+        assert len(warnings) == 1 and repr(encoding) in warnings[0]
 
 
 def test_the_accepted_codings_are_scrapys_that_can_be_decoded() -> None:
