@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import logging
+from typing import Any
+
 from scrapy.downloadermiddlewares.robotstxt import RobotsTxtMiddleware
 from scrapy.settings import BaseSettings
 from scrapy.utils.misc import load_object
 
 from .body import BODY_MIDDLEWARE_ORDER, RobotsBodyMiddleware
 from .middleware import RobotsMiddleware
+
+logger = logging.getLogger(__name__)
 
 #: The built-in's position (DOWNLOADER_MIDDLEWARES_BASE), which RobotsMiddleware takes.
 ROBOTS_MIDDLEWARE_ORDER = 100
@@ -18,7 +23,8 @@ BUILTIN_PATH = "scrapy.downloadermiddlewares.robotstxt.RobotsTxtMiddleware"
 class Addon:
     """Disables ``RobotsTxtMiddleware`` and enables ``RobotsMiddleware`` at its place (100) plus its body
     companion (595). Obedience itself stays governed by ``ROBOTSTXT_OBEY`` (SPEC 8.3); positions the user already
-    gave our middlewares are kept."""
+    gave our middlewares are kept. Each change to what the user wrote in ``DOWNLOADER_MIDDLEWARES`` is logged at
+    INFO (logger ``scrapy_rep.addon``), and so is each position kept."""
 
     def update_settings(self, settings: BaseSettings) -> None:
         name = "DOWNLOADER_MIDDLEWARES"
@@ -26,14 +32,31 @@ class Addon:
         # Disabled under the import path DOWNLOADER_MIDDLEWARES_BASE uses: Scrapy < 2.15 merges the two dicts by key
         # as written, so a class key would leave the base's path key enabled.
         for key in [key for key in middlewares if _loaded(key) is RobotsTxtMiddleware]:
-            del middlewares[key]
+            order = middlewares.pop(key)
+            if order is not None:
+                logger.info("scrapy-rep's add-on disabled RobotsTxtMiddleware (%s had it at %s)", name, order)
         middlewares[BUILTIN_PATH] = None
-        enabled = {_loaded(key) for key, order in middlewares.items() if order is not None}
         for component, order in ((RobotsMiddleware, ROBOTS_MIDDLEWARE_ORDER),
                                  (RobotsBodyMiddleware, BODY_MIDDLEWARE_ORDER)):
-            if component not in enabled:
-                middlewares[component] = order
+            _place(middlewares, component, order)
         settings.set(name, middlewares, settings.getpriority(name) or 0)
+
+
+def _place(middlewares: dict[Any, Any], component: type, order: int) -> None:
+    """Enable ``component`` at ``order`` unless the user enabled it elsewhere (kept, and said so). A user's None
+    is replaced, and said so: the add-on's purpose is to enable it; ROBOTSTXT_OBEY = False turns obedience off."""
+    keys = [key for key in middlewares if _loaded(key) is component]
+    kept = [middlewares[key] for key in keys if middlewares[key] is not None]
+    if kept:
+        logger.info("scrapy-rep's add-on kept %s at %s, the position DOWNLOADER_MIDDLEWARES gives it (its default "
+                    "is %s)", component.__name__, kept[0], order)
+        return
+    if keys:
+        logger.info("scrapy-rep's add-on enabled %s at %s (DOWNLOADER_MIDDLEWARES had it disabled with None; set "
+                    "ROBOTSTXT_OBEY = False to stop obeying robots.txt)", component.__name__, order)
+    for key in keys:
+        del middlewares[key]  # a None under another key form would make Scrapy's merge ambiguous
+    middlewares[component] = order
 
 
 def _loaded(key: object) -> object:

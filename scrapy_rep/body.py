@@ -80,16 +80,18 @@ def check_middlewares(settings: BaseSettings) -> None:
     """Fail at start-up when the middlewares would not work together (SPEC 8.4): the built-in robots middleware
     enabled beside this one (every robots.txt fetched twice), or the body companion missing or misplaced."""
     enabled = enabled_downloader_middlewares(settings)
+    name, value = "DOWNLOADER_MIDDLEWARES", settings.getdict("DOWNLOADER_MIDDLEWARES")
     if RobotsTxtMiddleware in enabled:
         raise ConfigError(
-            "DOWNLOADER_MIDDLEWARES", "scrapy.downloadermiddlewares.robotstxt.RobotsTxtMiddleware",
-            "Scrapy's built-in robots.txt middleware is enabled beside scrapy_rep.RobotsMiddleware; remove it "
-            "(set its import path, as DOWNLOADER_MIDDLEWARES_BASE writes it, to None in DOWNLOADER_MIDDLEWARES: "
-            "before Scrapy 2.15 a class key does not disable it) or use ADDONS = {'scrapy_rep.Addon': 0}",
+            name, value,
+            "Scrapy's built-in robots.txt middleware is enabled beside scrapy_rep.RobotsMiddleware (every robots.txt "
+            "would be fetched twice); remove it: map 'scrapy.downloadermiddlewares.robotstxt.RobotsTxtMiddleware' "
+            "(the import path DOWNLOADER_MIDDLEWARES_BASE uses: before Scrapy 2.15 a class key does not disable it) "
+            "to None, or use ADDONS = {'scrapy_rep.Addon': 0}",
         )
     if RobotsBodyMiddleware not in enabled:
         raise ConfigError(
-            "DOWNLOADER_MIDDLEWARES", None,
+            name, value,
             f"scrapy_rep.RobotsBodyMiddleware must be enabled (order {BODY_MIDDLEWARE_ORDER}) with "
             "scrapy_rep.RobotsMiddleware; use ADDONS = {'scrapy_rep.Addon': 0} to enable both",
         )
@@ -97,6 +99,7 @@ def check_middlewares(settings: BaseSettings) -> None:
         HttpCompressionMiddleware
     ):
         raise ConfigError(
-            "DOWNLOADER_MIDDLEWARES", "scrapy_rep.RobotsBodyMiddleware",
-            "must be ordered after HttpCompressionMiddleware (590), e.g. at 595",
+            name, value,
+            f"scrapy_rep.RobotsBodyMiddleware must be ordered after HttpCompressionMiddleware (590), e.g. at "
+            f"{BODY_MIDDLEWARE_ORDER}",
         )

@@ -7,6 +7,7 @@ documents each setting.
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol, cast
@@ -15,11 +16,24 @@ from urllib.parse import urlsplit
 from scrapy.exceptions import NotConfigured
 from scrapy.settings import BaseSettings
 
-from .matcher import extract_user_agent, is_valid_user_agent
-from .stores import DEFAULT_MAX_ORIGINS, validate_store_uri
+from .stores import DEFAULT_MAX_ORIGINS, InvalidStoreURI, validate_store_uri
+from .tokens import InvalidToken, Tokens, tokens_from_settings
 
 DAY = 86_400.0
-STORE_SCHEMES = ("memory", "sqlite", "redis")
+STORE_SCHEMES = ("memory", "sqlite", "redis", "rediss")
+#: SPEC 4.4 (RFC 9309 2.5): a crawler must parse at least the first 500 KiB of a robots.txt. A smaller
+#: REP_MAX_SIZE needs REP_ALLOW_SMALL_MAX_SIZE = True: truncating a file can only drop rules (allow more).
+RFC_MIN_MAX_SIZE = 500 * 1024
+
+#: Every ``REP_*`` setting scrapy-rep reads; any other ``REP_*`` name is reported at start-up (``unknown_settings``).
+SETTINGS = (
+    "REP_USER_AGENT", "REP_CACHE_TTL", "REP_CACHE_MIN_TTL", "REP_CACHE_MAX_TTL", "REP_MAX_SIZE",
+    "REP_ALLOW_SMALL_MAX_SIZE", "REP_MAX_REDIRECTS", "REP_ERROR_RETRY_DELAY", "REP_ERROR_RETRY_MAX_DELAY",
+    "REP_UNAVAILABLE_RETRY_DELAY", "REP_UNAVAILABLE_RETRY_MAX_DELAY", "REP_RETRY_AFTER_MAX", "REP_HOLD_TIMEOUT",
+    "REP_MAX_PARKED", "REP_UNREACHABLE_ALLOW_AFTER", "REP_OBEY_CRAWL_DELAY", "REP_MAX_CRAWL_DELAY",
+    "REP_5XX_NOT_FOUND_HEURISTIC", "REP_STORE", "REP_MEMORY_MAX_ORIGINS", "REP_STORE_POLL_INTERVAL",
+    "REP_STORE_LEASE_TTL", "REP_CLOCK",
+)
 
 
 class ConfigError(ValueError):
@@ -42,7 +56,10 @@ class Clock(Protocol):
 class Config:
     """The validated configuration; field names are the settings' names without ``REP_``, lower-cased."""
 
+    #: The product tokens obeyed, in order (SPEC 6.3); ``()`` obeys only the ``*`` groups.
     user_agents: tuple[str, ...]
+    #: Where ``user_agents`` came from (``Tokens.source``), for the start-up log line.
+    user_agent_source: str = "REP_USER_AGENT"
     cache_ttl: float = DAY
     cache_min_ttl: float = 60.0
     cache_max_ttl: float = 7 * DAY
@@ -71,12 +88,14 @@ class Config:
         if not settings.getbool("ROBOTSTXT_OBEY"):
             raise NotConfigured("ROBOTSTXT_OBEY is False")
         read = _Reader(settings)
+        tokens = _tokens(settings)
         config = cls(
-            user_agents=_user_agents(settings),
+            user_agents=tokens.tokens,
+            user_agent_source=tokens.source,
             cache_ttl=read.seconds("REP_CACHE_TTL", cls.cache_ttl, minimum=0),
             cache_min_ttl=read.seconds("REP_CACHE_MIN_TTL", cls.cache_min_ttl, minimum=0),
             cache_max_ttl=read.seconds("REP_CACHE_MAX_TTL", cls.cache_max_ttl, minimum=0),
-            max_size=read.integer("REP_MAX_SIZE", cls.max_size, minimum=1),
+            max_size=_max_size(read),
             # SPEC 2.2: at least 5 hops must be followed.
             max_redirects=read.integer("REP_MAX_REDIRECTS", cls.max_redirects, minimum=5),
             error_retry_delay=read.seconds("REP_ERROR_RETRY_DELAY", cls.error_retry_delay, minimum=0.001),
@@ -140,24 +159,23 @@ class _Reader:
             raise ConfigError(name, value, "expected True or False") from None
 
 
-def _user_agents(settings: BaseSettings) -> tuple[str, ...]:
-    """SPEC 6.3-6.4: REP_USER_AGENT (token or ordered list), else ROBOTSTXT_USER_AGENT's or USER_AGENT's product
-    token."""
-    configured = settings.get("REP_USER_AGENT")
-    if configured:
-        tokens = [str(token).strip() for token in settings.getlist("REP_USER_AGENT")]
-        for token in tokens:
-            if not is_valid_user_agent(token):
-                raise ConfigError("REP_USER_AGENT", configured, f"{token!r} is not a valid product token ([A-Za-z_-]+)")
-        return tuple(tokens)
-    for name in ("ROBOTSTXT_USER_AGENT", "USER_AGENT"):
-        value = settings.get(name)
-        if value:
-            token = extract_user_agent(str(value))
-            if not is_valid_user_agent(token):
-                raise ConfigError(name, value, "has no product token ([A-Za-z_-]+ at its start); set REP_USER_AGENT")
-            return (token,)
-    raise ConfigError("USER_AGENT", settings.get("USER_AGENT"), "no user agent to obey as; set REP_USER_AGENT")
+def _tokens(settings: BaseSettings) -> Tokens:
+    """SPEC 6.3-6.4: the ``Tokens`` obeyed (scrapy_rep.tokens); a bad REP_USER_AGENT entry is a ConfigError."""
+    try:
+        return tokens_from_settings(settings)
+    except InvalidToken as exc:
+        raise ConfigError(exc.setting, exc.value, exc.why) from None
+
+
+def _max_size(read: _Reader) -> int:
+    """SPEC 4.4: at least RFC 9309's 500 KiB, unless REP_ALLOW_SMALL_MAX_SIZE acknowledges a smaller cap."""
+    value = read.settings.get("REP_MAX_SIZE", Config.max_size)
+    max_size = read.integer("REP_MAX_SIZE", Config.max_size, minimum=1)
+    if max_size < RFC_MIN_MAX_SIZE and not read.boolean("REP_ALLOW_SMALL_MAX_SIZE", False):
+        raise ConfigError("REP_MAX_SIZE", value, f"below the {RFC_MIN_MAX_SIZE:,} bytes (500 KiB) RFC 9309 requires "
+                          "a crawler to parse: rules past the cap would be ignored, allowing what they forbid; raise "
+                          "it, or set REP_ALLOW_SMALL_MAX_SIZE = True to accept the smaller cap")
+    return max_size
 
 
 def _store_uri(value: Any) -> str:
@@ -168,9 +186,16 @@ def _store_uri(value: Any) -> str:
         raise ConfigError("REP_STORE", value, f"the store must be one of {', '.join(STORE_SCHEMES)} (a URI)")
     try:
         validate_store_uri(uri)
-    except ValueError as exc:
-        raise ConfigError("REP_STORE", value, str(exc)) from None
+    except InvalidStoreURI as exc:
+        raise ConfigError("REP_STORE", value, exc.why) from None
     return uri
+
+
+def unknown_settings(settings: BaseSettings) -> list[tuple[str, str | None]]:
+    """The ``REP_*`` names set in ``settings`` that scrapy-rep does not read (a misspelling is otherwise silently
+    ignored), each with the closest known name or None, in name order."""
+    unknown = sorted(name for name in settings if name.startswith("REP_") and name not in SETTINGS)
+    return [(name, next(iter(difflib.get_close_matches(name, SETTINGS, n=1)), None)) for name in unknown]
 
 
 def _clock(value: Any) -> Clock | None:

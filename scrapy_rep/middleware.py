@@ -25,7 +25,7 @@ from twisted.internet.defer import Deferred
 
 from . import _scrapy
 from .body import check_middlewares
-from .config import Clock, Config
+from .config import Clock, Config, ConfigError, unknown_settings
 from .fetch import ROBOTS_META_KEY, RobotsFetcher, stop_at_cap
 from .matcher import Robots, parse
 from .origin import ROBOTS_PATH, NoOrigin, Origin, origin_of, origin_of_parts
@@ -36,6 +36,8 @@ from .refresh import Refresher
 from .robotparser import RobotParser
 from .state import Event, OriginState, State
 from .stores import Entry, Outcome, Store, open_store
+from .tokens import Tokens
+from .waiting_log import CLOSING, TIMEOUT, WaitingLog
 
 if TYPE_CHECKING:
     from scrapy import Spider
@@ -48,8 +50,6 @@ logger = logging.getLogger(__name__)
 
 #: The error name of an internal error's outcome (in log lines and the entry's ``error``).
 INTERNAL_ERROR = "InternalError"
-_TIMEOUT = "timeout"
-_CLOSING = "closing"
 _Snapshot = tuple[Entry, "Robots | None"]
 
 
@@ -64,11 +64,12 @@ class RobotsMiddleware:
         assert crawler.stats is not None
         self.stats: StatsCollector = crawler.stats
         self.internals = _scrapy.Internals(crawler, self.stats)
-        self.parking = Parking(self.internals, config.max_parked, on_closing=lambda: self._drop_all(_CLOSING))
+        self.parking = Parking(self.internals, config.max_parked, on_closing=lambda: self._drop_all(CLOSING))
         fetcher = RobotsFetcher(self._download, config.max_size, config.max_redirects)
         self.refresher = Refresher(store, fetcher, config, clock, self.stats)
         self.origins: dict[str, OriginState] = {}
         self._outcome_log = OutcomeLog(clock)
+        self._waiting_log = WaitingLog(crawler, clock, config.hold_timeout)  # held requests: INFO lines, close
         self._internal_errors: set[tuple[str, str, str]] = set()  # (origin, step, exception) logged at ERROR
         self._closed = False  # after spider_closed: no more fetches or retries
         self._robots_in_flight = 0  # the bytes_received handler is connected only while this is positive
@@ -77,8 +78,20 @@ class RobotsMiddleware:
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
-        config = Config.from_settings(crawler.settings)
-        check_middlewares(crawler.settings)
+        """Validate the settings (a ``ConfigError`` is also logged at CRITICAL as one line, since Scrapy shows it
+        only at the end of a long traceback), then say once which tokens robots.txt is obeyed as (WARNING when
+        none: only the ``*`` groups) and which ``REP_*`` names are unknown (SPEC 6.4, 8.4)."""
+        try:
+            config = Config.from_settings(crawler.settings)
+            check_middlewares(crawler.settings)
+        except ConfigError as exc:
+            logger.critical("scrapy-rep: %s; the crawl cannot start", exc)
+            raise
+        tokens = Tokens(config.user_agents, config.user_agent_source)
+        logger.log(logging.INFO if tokens.tokens else logging.WARNING, "scrapy-rep: %s", tokens.summary())
+        for name, known in unknown_settings(crawler.settings):
+            hint = f" (did you mean {known}?)" if known else ""
+            logger.warning("scrapy-rep: unknown setting %s%s: ignored", name, hint)
         clock = config.clock or _reactor()
         store = open_store(config.store, max_origins=config.memory_max_origins, clock=clock.seconds)
         return cls(crawler, config, store, clock)
@@ -143,7 +156,8 @@ class RobotsMiddleware:
             self._start_fetch(state, origin, Event.EXPIRED)
         waiter: Deferred[Any] = Deferred()
         state.waiters[waiter] = None
-        timer = self.clock.callLater(self.config.hold_timeout, self._give_up, state, waiter, _TIMEOUT)
+        self._waiting_log.held(state, waiter)
+        timer = self.clock.callLater(self.config.hold_timeout, self._give_up, state, waiter, TIMEOUT)
         parked = self.parking.park(request)
         try:
             result = await maybe_deferred_to_future(waiter)
@@ -152,7 +166,7 @@ class RobotsMiddleware:
                 timer.cancel()
             if parked:
                 self.parking.unpark(request)
-        if result in (_TIMEOUT, _CLOSING):
+        if result in (TIMEOUT, CLOSING):
             self.stats.inc_value("rep/requests/dropped_after_hold")
             self.stats.inc_value(f"rep/requests/dropped_after_hold/{result}")
             logger.info("Dropped after waiting for %s robots.txt (%s, state %s): %s", key, result,
@@ -177,14 +191,13 @@ class RobotsMiddleware:
     def _give_up(self, state: OriginState, waiter: Deferred[Any], why: str) -> None:
         state.waiters.pop(waiter, None)
         if not waiter.called:
+            self._waiting_log.dropped(state, waiter, why)
             waiter.callback(why)
 
     def _drop_all(self, why: str) -> None:
         for state in self.origins.values():
-            waiters, state.waiters = state.waiters, {}
-            for waiter in waiters:
-                if not waiter.called:
-                    waiter.callback(why)
+            for waiter in list(state.waiters):
+                self._give_up(state, waiter, why)
 
     def _spider_idle(self) -> None:
         if self.parking.parked:
@@ -267,6 +280,7 @@ class RobotsMiddleware:
             state.handle(Event.FETCH_FAILED)
             delay = max(entry.expires_at - self.clock.seconds(), 0.0)
             state.retry_call = self.clock.callLater(delay, self._retry_due, state, origin)
+            self._waiting_log.adopted(state)
             return
         state.handle(Event.FETCH_SUCCEEDED)
         waiters, state.waiters = state.waiters, {}
@@ -274,6 +288,7 @@ class RobotsMiddleware:
         for waiter in waiters:
             if not waiter.called:
                 waiter.callback(snapshot)
+        self._waiting_log.adopted(state)
 
     def _announce(self, origin: Origin, robots: Robots) -> None:
         """The robots_parsed signal (as Scrapy's built-in sends it) and the opt-in crawl-delay (SPEC 6.5)."""
@@ -302,7 +317,7 @@ class RobotsMiddleware:
 
     async def _spider_closed(self, reason: str) -> None:
         self._closed = True
-        self._drop_all(_CLOSING)
+        self._drop_all(CLOSING)
         counts: dict[str, int] = {}
         for state in self.origins.values():
             if state.retry_call is not None and state.retry_call.active():
@@ -312,6 +327,7 @@ class RobotsMiddleware:
             self.stats.set_value(f"rep/origins/{name}", count)
         summary = ", ".join(f"{count} {name}" for name, count in sorted(counts.items())) or "none"
         logger.info("robots.txt origins at close: %s", summary, extra={"spider": self.crawler.spider})
+        self._waiting_log.close()  # WARNING per origin whose held requests were dropped
         await self.refresher.call("close")
 
 

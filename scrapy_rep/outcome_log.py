@@ -13,6 +13,22 @@ from .stores import Entry, Outcome
 #: The documented logger of every middleware line (docs/stats.md), whichever module writes it.
 logger = logging.getLogger("scrapy_rep.middleware")
 
+#: (below this many seconds, unit size in seconds, unit name): the unit ``format_duration`` picks.
+_UNITS = ((900.0, 1.0, "s"), (3 * 3600.0, 60.0, "min"), (72 * 3600.0, 3600.0, "h"), (float("inf"), 86_400.0, "d"))
+
+
+def format_duration(seconds: float) -> str:
+    """A delay as every log line shows it: ``0.2 s``, ``1.5 s``, ``15 s``, ``600 s``, ``20 min``, ``24 h``,
+    ``30 d``. Seconds up to 15 min (the default REP_HOLD_TIMEOUT reads ``600 s``); below 10 units one decimal (two
+    below 1), so that a sub-second delay never reads ``0 s``; negative delays (already due) read ``0 s``."""
+    seconds = max(seconds, 0.0)
+    _, size, unit = next(row for row in _UNITS if seconds < row[0])
+    value = seconds / size
+    if value >= 10:
+        return f"{value:.0f} {unit}"
+    text = f"{value:.{1 if value >= 1 else 2}f}".rstrip("0").rstrip(".")  # "0.00" -> "0", "2.0" -> "2"
+    return f"{text} {unit}"
+
 
 class OutcomeLog:
     """INFO once per origin each time what its robots.txt means changes; a first plain 2xx (the normal case) is
@@ -27,7 +43,7 @@ class OutcomeLog:
         if entry.first_failure_at is None:
             meaning = {Outcome.RULES: "obeying its rules", Outcome.ALLOW_ALL: "allowing everything"}[entry.outcome]
         else:
-            retry = f"retry in {entry.expires_at - self.clock.seconds():.0f} s"
+            retry = f"retry in {format_duration(entry.expires_at - self.clock.seconds())}"
             if has_copy(entry):
                 fetched = datetime.fromtimestamp(entry.fetched_at, tz=timezone.utc).isoformat(timespec="seconds")
                 meaning = f"keeping the copy fetched {fetched}, {retry}"

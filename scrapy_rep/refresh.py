@@ -24,7 +24,8 @@ from .stores import Entry, Store, StoreError
 if TYPE_CHECKING:
     from scrapy.statscollectors import StatsCollector
 
-logger = logging.getLogger(__name__)
+#: The documented logger of every middleware line (docs/stats.md).
+logger = logging.getLogger("scrapy_rep.middleware")
 
 
 class Refresher:

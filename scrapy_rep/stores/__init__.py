@@ -29,6 +29,7 @@ __all__ = [
     "FORMAT_VERSION",
     "CorruptEntry",
     "Entry",
+    "InvalidStoreURI",
     "MemoryStore",
     "Outcome",
     "SQLiteStore",
@@ -48,6 +49,15 @@ _DEFAULT_KEEP_DAYS = 31.0  # past SPEC 2.2's default 30 days, so the last good c
 _EXPECTED = "expected 'memory', 'sqlite:///path/to/file.db' or 'redis://host:port/db'"
 
 
+class InvalidStoreURI(ValueError):
+    """A ``REP_STORE`` value this release cannot open. ``str()`` names the setting and the value; ``why`` is the
+    rest, for a caller (the config) that names them itself."""
+
+    def __init__(self, value: object, why: str, message: str | None = None) -> None:
+        super().__init__(message or f"REP_STORE={value!r}: {why}")
+        self.value, self.why = value, why
+
+
 @dataclass(frozen=True)
 class _SQLiteSpec:
     path: str
@@ -63,8 +73,8 @@ class _RedisSpec:
 
 
 def validate_store_uri(uri: str) -> None:
-    """Raise ``ValueError`` naming ``REP_STORE`` if ``uri`` is not a store this release can open. Connects to
-    nothing, so the config can call it at start-up."""
+    """Raise ``InvalidStoreURI`` (a ``ValueError`` naming ``REP_STORE``) if ``uri`` is not a store this release can
+    open. Connects to nothing, so the config can call it at start-up."""
     _parse(uri)
 
 
@@ -87,7 +97,8 @@ def open_store(
 def _parse(uri: str) -> _SQLiteSpec | _RedisSpec | None:
     """The store ``uri`` describes (``None`` for memory), or ``ValueError``."""
     if not isinstance(uri, str):
-        raise ValueError(f"REP_STORE must be a string, got {uri!r}; {_EXPECTED}")
+        why = f"must be a string; {_EXPECTED}"
+        raise InvalidStoreURI(uri, why, f"REP_STORE must be a string, got {uri!r}; {_EXPECTED}")
     if uri == "memory":
         return None
     try:
@@ -147,5 +158,5 @@ def _positive(uri: str, query: dict[str, str], name: str, default: float) -> flo
     return value
 
 
-def _invalid(uri: str, reason: str) -> ValueError:
-    return ValueError(f"REP_STORE = {uri!r}: {reason}; {_EXPECTED}")
+def _invalid(uri: str, reason: str) -> InvalidStoreURI:
+    return InvalidStoreURI(uri, f"{reason}; {_EXPECTED}")

@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from twisted.internet import threads
 
 REPO = Path(__file__).resolve().parents[2]
 SCRIPT = Path(sys.executable).parent / "scrapy-rep"
@@ -26,6 +27,13 @@ def run_cli(*args: str, stdin: str | bytes | None = None, cwd: Path | None = Non
         [str(SCRIPT), *args], input=data, capture_output=True, cwd=cwd or REPO, timeout=120, check=False
     )
     return subprocess.CompletedProcess(done.args, done.returncode, done.stdout.decode(), done.stderr.decode())
+
+
+async def run_cli_beside(*args: str) -> subprocess.CompletedProcess[str]:
+    """``run_cli`` in a thread, so that the reactor keeps serving the ``tests.servers.Site``s the command fetches
+    from (inside a ``pytest_twisted.ensureDeferred`` test)."""
+    done: subprocess.CompletedProcess[str] = await threads.deferToThread(run_cli, *args)
+    return done
 
 
 @pytest.fixture(scope="package")

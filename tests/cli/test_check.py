@@ -162,7 +162,6 @@ def test_errors_are_one_line_without_traceback(tmp_path: Path, demo_site: dict[s
         ("check", "https://127.0.0.1:99999/robots.txt", "/"),
         ("check", str(tmp_path), "/"),
         ("check", write(tmp_path, ROBOTS), "/", "-u", ","),
-        ("check", write(tmp_path, ROBOTS), "/", "-u", "examplebot/1.0"),
         ("demo", "--serve", "--compare"),
         ("check", f"{demo_site['rules']}/robots.txt", "https://other.example/x"),
         ("frobnicate",),
@@ -173,3 +172,18 @@ def test_errors_are_one_line_without_traceback(tmp_path: Path, demo_site: dict[s
         assert done.returncode == 2, args
         assert "Traceback" not in done.stderr and len(done.stderr.strip().splitlines()) == 1, (args, done.stderr)
         assert done.stderr.startswith("scrapy-rep"), args
+
+
+def test_a_full_user_agent_obeys_its_crawlers_product_token(tmp_path: Path) -> None:
+    """SPEC 6.4: a full User-Agent obeys as its crawler's product token (not 'Mozilla'); a browser's has none and
+    obeys the * group."""
+    robots = "User-agent: *\nDisallow: /\n\nUser-agent: newbiebot\nDisallow: /members/\n"
+    bot = "Mozilla/5.0 (compatible; newbiebot/1.0; +https://example.com/bot)"
+    browser = "Mozilla/5.0 (X11; Linux x86_64; rv:120.0) Gecko/20100101 Firefox/120.0"
+    done = run_cli("check", write(tmp_path, robots), "/news", "-u", bot, "-u", browser)
+    lines = done.stdout.splitlines()
+    assert lines[0] == f"obeying as 'newbiebot' (the product token of {bot!r})"
+    assert lines[1] == f"{browser!r} has no product token of its own: obeying the '*' group"
+    assert lines[3] == "ALLOWED     /news  [newbiebot]  no rule matches"
+    assert lines[4] == "DISALLOWED  /news  [*]  disallow: / (line 2)"
+    assert done.returncode == 1

@@ -97,7 +97,7 @@ def test_lint_a_url(demo_site: dict[str, str]) -> None:
 
 def test_lint_a_404_has_nothing_to_lint_and_a_503_exits_3(demo_site: dict[str, str]) -> None:
     missing = run_cli("lint", f"{demo_site['missing']}/robots.txt")
-    assert missing.returncode == 0 and "no valid robots.txt" in missing.stdout
+    assert missing.returncode == 1 and "no valid robots.txt" in missing.stdout
     down = run_cli("lint", f"{demo_site['down']}/robots.txt")
     assert down.returncode == 3 and "temporarily unavailable" in down.stdout
 
@@ -114,3 +114,38 @@ def test_bom_and_fields_of_other_crawlers(tmp_path: Path) -> None:
     done = run_cli("lint", write(tmp_path, body), "--json")
     findings = [(f["line"], f["kind"]) for f in json.loads(done.stdout)["findings"]]
     assert findings == [(2, "unsupported-field"), (3, "unsupported-field")]
+
+
+def test_past_the_size_cap_counts_the_ignored_bytes_and_names_the_lost_rules(tmp_path: Path) -> None:
+    """SPEC 4.4: a 600,043-byte file loses its last 88,043 bytes and the 7 rules in them."""
+    head = b"User-agent: *\nDisallow: /kept\n"
+    lost = b"".join(b"Disallow: /lost-%d\n" % i for i in range(7))
+    filler = b"# " + b"x" * 97 + b"\n"  # 100 bytes
+    fillers, extra = divmod(600_043 - len(head) - len(lost), len(filler))
+    body = head + filler * fillers + b"#" * (extra - 1) + b"\n" + lost
+    assert len(body) == 600_043
+    first_lost = 2 + fillers + 2
+    done = run_cli("lint", write(tmp_path, body))
+    (finding,) = [line for line in done.stdout.splitlines() if "past-size-cap" in line]
+    assert "the file is 600043 bytes, longer than the 512000-byte cap: from here on (88043 bytes) it is ignored" in (
+        finding)
+    named = ", ".join(f"line {first_lost + i} 'Disallow: /lost-{i}'" for i in range(5))
+    assert finding.endswith(f"7 rules lost past the cap: {named}, ... and 2 more")
+    document = json.loads(run_cli("lint", write(tmp_path, body), "--json").stdout)
+    (cap,) = document["findings"]
+    assert cap["ignored_bytes"] == 88_043
+    assert cap["lost_rules"] == [{"line": first_lost + i, "text": f"Disallow: /lost-{i}"} for i in range(7)]
+
+
+def test_stdin_html_page_is_named_by_its_start(tmp_path: Path) -> None:
+    """No Content-Type on stdin: a body starting with <!doctype html (after a BOM and blank lines) is HTML."""
+    done = run_cli("lint", "-", "--json", stdin=b"\xef\xbb\xbf\n  <!doctype html>\n<p>Sale: 50%</p>\n")
+    kinds = [f["kind"] for f in json.loads(done.stdout)["findings"]]
+    assert kinds[0] == "html-page" and kinds.count("html-page") == 1
+
+
+def test_a_full_user_agent_in_a_group_names_the_crawler_to_write(tmp_path: Path) -> None:
+    """SPEC 5.6: Google reads 'Mozilla' from a pasted User-Agent; the crawler's own token is what was meant."""
+    body = b"User-agent: Mozilla/5.0 (compatible; newbiebot/1.0)\nDisallow: /x\n"
+    (finding,) = json.loads(run_cli("lint", write(tmp_path, body), "--json").stdout)["findings"]
+    assert finding["message"].endswith("only 'Mozilla' counts (SPEC 5.6); to name this crawler write 'newbiebot'")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import re
 from typing import Any, ClassVar
 
@@ -67,7 +68,8 @@ def config_error(exc: BaseException) -> ConfigError:
     ("middlewares", "message"),
     [
         ({"scrapy_rep.RobotsMiddleware": 100, "scrapy_rep.RobotsBodyMiddleware": 595},
-         "built-in robots.txt middleware is enabled beside scrapy_rep.RobotsMiddleware; remove it"),
+         r"built-in robots.txt middleware is enabled beside scrapy_rep.RobotsMiddleware \(every robots.txt would be "
+         r"fetched twice\); remove it"),
         ({BUILTIN: None, "scrapy_rep.RobotsMiddleware": 100},
          "scrapy_rep.RobotsBodyMiddleware must be enabled"),
         ({BUILTIN: None, "scrapy_rep.RobotsMiddleware": 100, "scrapy_rep.RobotsBodyMiddleware": 500},
@@ -75,21 +77,82 @@ def config_error(exc: BaseException) -> ConfigError:
     ],
 )
 @pytest_twisted.ensureDeferred
-async def test_bad_middleware_set_ups_fail_at_start_up_spec_8_4(sites: Any, middlewares: Any, message: str) -> None:
+async def test_bad_middleware_set_ups_fail_at_start_up_spec_8_4(sites: Any, middlewares: Any, message: str,
+                                                                 caplog: pytest.LogCaptureFixture) -> None:
     site = sites()
     with pytest.raises(Exception) as raised:
         await crawl([site.url("/a")], ADDONS={}, DOWNLOADER_MIDDLEWARES=middlewares)
-    assert re.search(message, str(config_error(raised.value)))
+    error = config_error(raised.value)
+    assert re.search(message, str(error))
+    assert critical_lines(caplog) == [f"scrapy-rep: {error}; the crawl cannot start"]
     assert site.hits == []
 
 
+def critical_lines(caplog: pytest.LogCaptureFixture) -> list[str]:
+    return [record.getMessage() for record in caplog.records
+            if record.name == "scrapy_rep.middleware" and record.levelno == logging.CRITICAL]
+
+
+@pytest.mark.parametrize(
+    ("settings", "line"),
+    [
+        ({"REP_MAX_SIZE": "lots"}, "scrapy-rep: REP_MAX_SIZE='lots': expected an integer; the crawl cannot start"),
+        # SPEC 4.4: below RFC 9309's 500 KiB only with the acknowledgement
+        ({"REP_MAX_SIZE": 10}, "scrapy-rep: REP_MAX_SIZE=10: below the 512,000 bytes (500 KiB) RFC 9309 requires a "
+         "crawler to parse: rules past the cap would be ignored, allowing what they forbid; raise it, or set "
+         "REP_ALLOW_SMALL_MAX_SIZE = True to accept the smaller cap; the crawl cannot start"),
+    ],
+)
 @pytest_twisted.ensureDeferred
-async def test_a_bad_setting_fails_at_start_up_naming_it_spec_8_4(sites: Any) -> None:
+async def test_a_bad_setting_fails_at_start_up_naming_it_spec_8_4(sites: Any, caplog: pytest.LogCaptureFixture,
+                                                                  settings: dict[str, Any], line: str) -> None:
     site = sites()
     with pytest.raises(Exception) as raised:
-        await crawl([site.url("/a")], REP_MAX_SIZE="lots")
+        await crawl([site.url("/a")], **settings)
     assert config_error(raised.value).setting == "REP_MAX_SIZE"
+    assert critical_lines(caplog) == [line]  # one clean line, before Scrapy's long traceback
     assert site.hits == []
+
+
+def addon_lines(caplog: pytest.LogCaptureFixture) -> list[str]:
+    return [record.getMessage() for record in caplog.records
+            if record.name == "scrapy_rep.addon" and record.levelno == logging.INFO]
+
+
+@pytest.mark.parametrize(
+    ("middlewares", "said", "position"),
+    [
+        ({BUILTIN: 100}, ["scrapy-rep's add-on disabled RobotsTxtMiddleware (DOWNLOADER_MIDDLEWARES had it at 100)"],
+         1),
+        ({RobotsTxtMiddleware: 120}, ["scrapy-rep's add-on disabled RobotsTxtMiddleware (DOWNLOADER_MIDDLEWARES had "
+                                      "it at 120)"], 1),
+        ({BUILTIN: None}, [], 1),  # already disabled: nothing changed, nothing said
+        ({"scrapy_rep.RobotsMiddleware": 40},
+         ["scrapy-rep's add-on kept RobotsMiddleware at 40, the position DOWNLOADER_MIDDLEWARES gives it (its "
+          "default is 100)"], 0),  # before OffsiteMiddleware (50)
+        ({"scrapy_rep.RobotsMiddleware": None},
+         ["scrapy-rep's add-on enabled RobotsMiddleware at 100 (DOWNLOADER_MIDDLEWARES had it disabled with None; "
+          "set ROBOTSTXT_OBEY = False to stop obeying robots.txt)"], 1),
+        ({"scrapy_rep.RobotsBodyMiddleware": 596},
+         ["scrapy-rep's add-on kept RobotsBodyMiddleware at 596, the position DOWNLOADER_MIDDLEWARES gives it (its "
+          "default is 595)"], 1),
+    ],
+)
+@pytest_twisted.ensureDeferred
+async def test_the_addon_says_what_it_changes_in_the_users_middlewares(
+    sites: Any, caplog: pytest.LogCaptureFixture, middlewares: dict[Any, Any], said: list[str], position: int
+) -> None:
+    site = sites()
+    site.route("/robots.txt", robots(RULES))
+    box: list[Crawler] = []
+    with caplog.at_level(logging.INFO, logger="scrapy_rep"):
+        result = await crawl([site.url("/private"), site.url("/a")], DOWNLOADER_MIDDLEWARES=middlewares,
+                             on_crawler=lambda c: c.signals.connect(lambda: box.append(c), signals.spider_opened,
+                                                                    weak=False))
+    assert addon_lines(caplog) == said
+    kinds = enabled_middlewares(box[0])
+    assert RobotsTxtMiddleware not in kinds and kinds.index(RobotsMiddleware) == position
+    assert result.downloaded == [site.url("/a")]
 
 
 @pytest_twisted.ensureDeferred

@@ -104,5 +104,5 @@ def test_the_accepted_codings_are_scrapys_that_can_be_decoded() -> None:
 async def test_rep_max_size_is_configurable_spec_4_4(sites: Any) -> None:
     site = sites()
     site.route("/robots.txt", Reply(body=b"User-agent: *\nDisallow: /a\n" + b"#" * 100 + b"\nDisallow: /b\n"))
-    result = await crawl([site.url("/a"), site.url("/b")], REP_MAX_SIZE=100)
+    result = await crawl([site.url("/a"), site.url("/b")], REP_MAX_SIZE=100, REP_ALLOW_SMALL_MAX_SIZE=True)
     assert result.downloaded == [site.url("/b")]

@@ -1,0 +1,131 @@
+"""``scrapy-rep check ROBOTS URL... [-u TOKEN]... [--json]``: is each URL allowed, and by which rule?"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from scrapy_rep.matcher import parse
+from scrapy_rep.origin import origin_of
+from scrapy_rep.stores import Outcome
+
+from ._common import DEFAULT_TOKEN, EXIT_FINDINGS, EXIT_OK, EXIT_UNAVAILABLE, MAX_BYTES, UsageError
+from ._crawlers import Crawler, crawler_of
+from ._fetch import Robots, load, looks_like_html
+
+_HTML_WARNING = "; this looks like an HTML page, not a robots.txt: its lines are ignored (scrapy-rep lint says which)"
+
+
+def add_parser(commands: argparse._SubParsersAction[Any]) -> None:
+    """The ``check`` subcommand's arguments."""
+    cmd = commands.add_parser("check", help="is each URL allowed? (exit 0 all allowed, 1 some disallowed)")
+    cmd.add_argument("robots", metavar="ROBOTS",
+                     help="robots.txt file, - for stdin, or an http(s) URL (a site URL: its /robots.txt)")
+    cmd.add_argument("urls", metavar="URL", nargs="+", help="URL or path (starting with /) to check")
+    cmd.add_argument(
+        "--user-agent", "-u", action="append", default=[], metavar="TOKEN",
+        help="crawler token (repeatable; 'a,b' = ordered tokens of one crawler, SPEC 6.3; a full User-Agent is "
+             f"obeyed as its product token); default {DEFAULT_TOKEN}",
+    )
+    cmd.add_argument("--json", action="store_true", help="machine-readable output")
+    cmd.set_defaults(run=run_check)
+
+
+@dataclass(frozen=True, slots=True)
+class Result:
+    """The verdict for one URL and one crawler (a token or an ordered list of tokens, SPEC 6.3)."""
+
+    url: str
+    user_agent: list[str]
+    allowed: bool
+    rule: dict[str, Any] | None
+    reason: str
+
+    def as_text(self) -> str:
+        word = "ALLOWED" if self.allowed else "DISALLOWED"
+        return f"{word:<11} {self.url}  [{','.join(self.user_agent)}]  {self.reason}"
+
+
+def check(robots: Robots, urls: Sequence[str], crawlers: Sequence[Crawler]) -> list[Result]:
+    """Decide every URL for every crawler, as the middleware would (SPEC 2.2, 6, 7)."""
+    for url in urls:
+        _check_url_belongs(robots, url)
+    if robots.outcome is not Outcome.RULES:
+        allowed = robots.outcome is Outcome.ALLOW_ALL
+        return [Result(url, crawler.label, allowed, None, robots.detail) for url in urls for crawler in crawlers]
+    parsed = parse(robots.body, max_bytes=MAX_BYTES)
+    results = []
+    for url in urls:
+        for crawler in crawlers:
+            verdict = parsed.explain(url, crawler.tokens)
+            rule = verdict.rule
+            if rule is None:
+                results.append(Result(url, crawler.label, verdict.allowed, None, "no rule matches"))
+                continue
+            kind = "allow" if rule.allow else "disallow"
+            info = {"type": kind, "pattern": rule.written, "line": rule.line}
+            reason = f"{kind}: {rule.written} (line {rule.line})"
+            results.append(Result(url, crawler.label, verdict.allowed, info, reason))
+    return results
+
+
+def _check_url_belongs(robots: Robots, url: str) -> None:
+    """A path is checked as is; an absolute URL must be on the fetched origin (SPEC 1.2)."""
+    if url.startswith("/"):
+        return
+    try:
+        origin = str(origin_of(url))
+    except ValueError:  # NoOrigin, or urlsplit's own
+        raise UsageError(f"not a URL or a path starting with '/': {url}") from None
+    if robots.origin is not None and origin != robots.origin:
+        raise UsageError(f"{url} is not on {robots.origin}: its robots.txt does not apply (SPEC 1.2)")
+
+
+def _exit_code(robots: Robots, results: Sequence[Result]) -> int:
+    if robots.outcome is Outcome.DISALLOW_ALL:
+        return EXIT_UNAVAILABLE
+    return EXIT_OK if all(result.allowed for result in results) else EXIT_FINDINGS
+
+
+def _detail(robots: Robots) -> str:
+    """The fetch's outcome in words, warning when the body obeyed is an HTML page."""
+    is_html = robots.outcome is Outcome.RULES and looks_like_html(robots.body, robots.content_type)
+    return robots.detail + (_HTML_WARNING if is_html else "")
+
+
+def notes(robots: Robots, crawlers: Sequence[Crawler]) -> list[str]:
+    """What was made of the user's input: a site URL's robots.txt, tokens derived from full User-Agents."""
+    return [note for note in (robots.note, *(crawler.note for crawler in crawlers)) if note]
+
+
+def run_check(args: argparse.Namespace) -> int:
+    robots = load(args.robots)
+    crawlers = [crawler_of(value) for value in args.user_agent] or [Crawler((DEFAULT_TOKEN,))]
+    results = check(robots, args.urls, crawlers)
+    code = _exit_code(robots, results)
+    if args.json:
+        document = {
+            "robots_txt": {
+                "source": robots.source,
+                "outcome": robots.outcome.value,
+                "status": robots.status,
+                "redirects": robots.redirects,
+                "detail": _detail(robots),
+            },
+            "notes": notes(robots, crawlers),
+            "results": [
+                {"url": r.url, "user_agent": r.user_agent, "allowed": r.allowed, "rule": r.rule} for r in results
+            ],
+            "exit_code": code,
+        }
+        print(json.dumps(document, indent=2))
+        return code
+    for note in notes(robots, crawlers):
+        print(note)
+    print(f"robots.txt {robots.source}: {_detail(robots)}")
+    for result in results:
+        print(result.as_text())
+    return code

@@ -1,0 +1,156 @@
+"""``scrapy-rep lint ROBOTS [--all] [--json]``: what Google's parser ignores or tolerates, line by line, after the
+findings about the whole file (an HTML page in place of a robots.txt; content past the size cap, SPEC 4.4)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+from collections.abc import Sequence
+from typing import Any
+
+from scrapy_rep.matcher import LineKind, ParsedLine, ParseReport, report
+from scrapy_rep.stores import Outcome
+
+from ._common import EXIT_FINDINGS, EXIT_OK, EXIT_UNAVAILABLE, MAX_BYTES, READ_LIMIT, plural
+from ._fetch import Robots, load, looks_like_html
+from ._lint_lines import RULES, Finding, line_findings
+
+#: Text output lists this many findings unless ``--all`` (``--json`` always lists every one).
+SHOWN = 20
+#: The lost rules named in the size-cap finding's text (``--json`` lists every one).
+LOST_NAMED = 5
+_BOM = b"\xef\xbb\xbf"
+_LINE_BREAK = re.compile(rb"\r\n|\r|\n")
+_IGNORED = (LineKind.UNKNOWN, LineKind.UNUSED)
+
+
+def add_parser(commands: argparse._SubParsersAction[Any]) -> None:
+    """The ``lint`` subcommand's arguments."""
+    cmd = commands.add_parser("lint", help="what the parser ignored or tolerated (exit 0 when clean)")
+    cmd.add_argument("robots", metavar="ROBOTS",
+                     help="robots.txt file, - for stdin, or an http(s) URL (a site URL: its /robots.txt)")
+    cmd.add_argument("--all", action="store_true", help=f"list every finding (default: the first {SHOWN})")
+    cmd.add_argument("--json", action="store_true", help="machine-readable output (every finding)")
+    cmd.set_defaults(run=run_lint)
+
+
+def lint(body: bytes, max_bytes: int = MAX_BYTES, *, truncated: bool = False,
+         content_type: str | None = None) -> list[Finding]:
+    """Every finding of ``body``: first the whole-file ones (an HTML page), then each line's, in line order, from
+    the matcher's per-line ``report`` (read exactly as ``parse`` reads it), then content past ``max_bytes``, at the
+    line the cap falls in (SPEC 4.4). ``truncated``: ``body`` is only the start of a longer source."""
+    capped = report(body, max_bytes=max_bytes)
+    findings = line_findings(capped.lines, body[:max_bytes])
+    if looks_like_html(body, content_type):
+        findings.insert(0, _html_finding(capped))
+    if len(body) > max_bytes:
+        findings.append(_past_cap_finding(body, max_bytes, capped, truncated))
+    return findings
+
+
+def _html_finding(capped: ParseReport) -> Finding:
+    ignored = sum(1 for line in capped.lines if _is_ignored(line))
+    read = capped.valid_directives
+    still = f"; {plural(read, 'line')} still read as directives" if read else ""
+    return Finding(1, "html-page", f"this looks like an HTML page, not a robots.txt: {plural(ignored, 'line')} "
+                                   f"ignored{still} (often a site's page served for a missing /robots.txt)")
+
+
+def _is_ignored(line: ParsedLine) -> bool:
+    """A line with text that is not a directive Google reads."""
+    meta = line.metadata
+    return not (meta.is_empty or meta.is_comment) and (not meta.has_directive or line.kind in _IGNORED)
+
+
+def _past_cap_finding(body: bytes, max_bytes: int, capped: ParseReport, truncated: bool) -> Finding:
+    """SPEC 4.4: how many bytes past the cap are ignored, and the rules lost with them."""
+    ignored = len(body) - max_bytes
+    size = f"more than {len(body) - 1}" if truncated else str(len(body))
+    count = f"more than {ignored - 1}" if truncated else str(ignored)
+    lost = lost_rules(body, max_bytes)
+    message = (f"the file is {size} bytes, longer than the {max_bytes}-byte cap: from here on ({count} bytes) it "
+               f"is ignored (SPEC 4.4); {_lost_in_words(lost, truncated)}")
+    data = {"ignored_bytes": ignored, "ignored_bytes_exact": not truncated,
+            "lost_rules": [{"line": line, "text": text} for line, text in lost]}
+    return Finding(capped.last_line_seen, "past-size-cap", message, data)
+
+
+def lost_rules(body: bytes, max_bytes: int) -> list[tuple[int, str]]:
+    """(line number, text) of every allow/disallow line of a group that starts past ``max_bytes``: the matcher reads
+    the whole ``body`` (no cap) to find them."""
+    skip = _bom_length(body)
+    text = body[skip:]
+    starts = [skip, *(skip + match.end() for match in _LINE_BREAK.finditer(text))]
+    raw_lines = _LINE_BREAK.split(text)
+    return [
+        (line.line_num, raw_lines[line.line_num - 1].decode("utf-8", "replace").strip()[:100])
+        for line in report(body, max_bytes=None).lines
+        if line.kind in RULES and not line.before_user_agent and starts[line.line_num - 1] >= max_bytes
+    ]
+
+
+def _bom_length(body: bytes) -> int:
+    """Google extension: any prefix of the UTF-8 BOM at the start is skipped."""
+    return next((size for size in (3, 2, 1) if body.startswith(_BOM[:size])), 0)
+
+
+def _lost_in_words(lost: Sequence[tuple[int, str]], truncated: bool) -> str:
+    if not lost:
+        return "no rule is lost" + (" in what was read" if truncated else "")
+    named = ", ".join(f"line {line} {text!r}" for line, text in lost[:LOST_NAMED])
+    more = f", ... and {len(lost) - LOST_NAMED} more" if len(lost) > LOST_NAMED else ""
+    return f"{plural(len(lost), 'rule')} lost past the cap: {named}{more}"
+
+
+def _fetch_finding(robots: Robots) -> Finding:
+    """No robots.txt body to lint: what the fetch's outcome means instead (SPEC 2.2)."""
+    if robots.outcome is Outcome.DISALLOW_ALL:
+        return Finding(0, "unavailable", "no robots.txt was read: crawlers disallow the whole origin until it can "
+                                         "be fetched (SPEC 2.2)")
+    return Finding(0, "no-robots-txt", "no robots.txt at this URL: crawlers allow everything (SPEC 2.2)")
+
+
+def _exit_code(robots: Robots, findings: Sequence[Finding]) -> int:
+    if robots.outcome is Outcome.DISALLOW_ALL:
+        return EXIT_UNAVAILABLE
+    return EXIT_FINDINGS if findings else EXIT_OK
+
+
+def _summary(robots: Robots, findings: Sequence[Finding], shown: int) -> str:
+    """The last line of the text output; "clean" only for a robots.txt body that was read."""
+    if robots.outcome is not Outcome.RULES:
+        return "nothing linted: the answer is not a robots.txt"
+    if not findings:
+        return "clean: nothing ignored"
+    hidden = f" ({shown} shown; --all lists every one)" if shown < len(findings) else ""
+    return f"{plural(len(findings), 'finding')}{hidden}"
+
+
+def run_lint(args: argparse.Namespace) -> int:
+    robots = load(args.robots, READ_LIMIT)
+    if robots.outcome is Outcome.RULES:
+        findings = lint(robots.body, truncated=robots.truncated, content_type=robots.content_type)
+    else:
+        findings = [_fetch_finding(robots)]
+    code = _exit_code(robots, findings)
+    if args.json:
+        document = {
+            "robots_txt": {"source": robots.source, "outcome": robots.outcome.value, "status": robots.status,
+                           "redirects": robots.redirects, "detail": robots.detail},
+            "notes": [robots.note] if robots.note else [],
+            "findings": [finding.as_json() for finding in findings],
+            "exit_code": code,
+        }
+        print(json.dumps(document, indent=2))
+        return code
+    if robots.note:
+        print(robots.note)
+    print(f"robots.txt {robots.source}: {robots.detail}")
+    shown = len(findings) if args.all else min(SHOWN, len(findings))
+    for finding in findings[:shown]:
+        print(finding.as_text())
+    if shown < len(findings):
+        print(f"... and {len(findings) - shown} more")
+    print(_summary(robots, findings, shown))
+    return code
