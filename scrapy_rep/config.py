@@ -13,8 +13,10 @@ from dataclasses import dataclass
 from typing import Any, Protocol, cast
 from urllib.parse import urlsplit
 
+from scrapy import Request
 from scrapy.exceptions import NotConfigured
 from scrapy.settings import BaseSettings
+from scrapy.utils.misc import load_object
 
 from .stores import DEFAULT_MAX_ORIGINS, InvalidStoreURI, validate_store_uri
 from .tokens import InvalidToken, Tokens, tokens_from_settings
@@ -32,8 +34,12 @@ SETTINGS = (
     "REP_UNAVAILABLE_RETRY_DELAY", "REP_UNAVAILABLE_RETRY_MAX_DELAY", "REP_RETRY_AFTER_MAX", "REP_HOLD_TIMEOUT",
     "REP_MAX_PARKED", "REP_UNREACHABLE_ALLOW_AFTER", "REP_OBEY_CRAWL_DELAY", "REP_MAX_CRAWL_DELAY",
     "REP_5XX_NOT_FOUND_HEURISTIC", "REP_STORE", "REP_MEMORY_MAX_ORIGINS", "REP_STORE_POLL_INTERVAL",
-    "REP_STORE_LEASE_TTL", "REP_CLOCK",
+    "REP_STORE_LEASE_TTL", "REP_CLOCK", "REP_ROBOTS_REQUEST",
 )
+
+
+#: REP_ROBOTS_REQUEST's type: gets each robots.txt request (each hop), returns the Request to send.
+RobotsRequestHook = Callable[[Request], Request]
 
 
 class ConfigError(ValueError):
@@ -81,6 +87,8 @@ class Config:
     store_poll_interval: float = 1.0
     store_lease_ttl: float = 300.0
     clock: Clock | None = None
+    #: REP_ROBOTS_REQUEST: called with each robots.txt request (each hop) before it is sent (robots_request.py).
+    robots_request: RobotsRequestHook | None = None
 
     @classmethod
     def from_settings(cls, settings: BaseSettings) -> Config:
@@ -120,6 +128,7 @@ class Config:
             store_poll_interval=read.seconds("REP_STORE_POLL_INTERVAL", cls.store_poll_interval, minimum=0.001),
             store_lease_ttl=read.seconds("REP_STORE_LEASE_TTL", cls.store_lease_ttl, minimum=0.001),
             clock=_clock(settings.get("REP_CLOCK")),
+            robots_request=_robots_request(settings.get("REP_ROBOTS_REQUEST")),
         )
         _check_pairs(config)
         return config
@@ -208,6 +217,23 @@ def _clock(value: Any) -> Clock | None:
         return cast(Clock, clock)
     raise ConfigError("REP_CLOCK", value, "expected an IReactorTime provider such as twisted.internet.task.Clock "
                       "(or a callable returning one)")
+
+
+def _robots_request(value: Any) -> RobotsRequestHook | None:
+    """REP_ROBOTS_REQUEST: a callable, or the import path of one, loaded now so a typo fails at start-up."""
+    if value is None or value == "":
+        return None
+    hook = value
+    if isinstance(value, str):
+        try:
+            hook = load_object(value)
+        except (ImportError, AttributeError, NameError, ValueError) as exc:
+            raise ConfigError("REP_ROBOTS_REQUEST", value, f"cannot be loaded ({type(exc).__name__}: {exc}); expected "
+                              "the import path of a callable, 'package.module.function'") from None
+    if not callable(hook):
+        raise ConfigError("REP_ROBOTS_REQUEST", value, f"not callable ({type(hook).__name__}); expected a callable "
+                          "taking the robots.txt Request and returning the Request to send, or its import path")
+    return cast(RobotsRequestHook, hook)
 
 
 def _is_clock(value: Any) -> bool:

@@ -26,7 +26,7 @@ from twisted.internet.defer import Deferred
 from . import _scrapy
 from .body import check_middlewares
 from .config import Clock, Config, ConfigError, unknown_settings
-from .fetch import ROBOTS_META_KEY, RobotsFetcher, stop_at_cap
+from .fetch import ROBOTS_META_KEY, stop_at_cap
 from .matcher import Robots, parse
 from .origin import ROBOTS_PATH, NoOrigin, Origin, origin_of, origin_of_parts
 from .outcome_log import OutcomeLog
@@ -34,6 +34,8 @@ from .parking import Parking
 from .policy import FetchResult, has_copy, next_entry, should_hold
 from .refresh import Refresher
 from .robotparser import RobotParser
+from .robots_request import RobotsRequests
+from .spider_robots import KeepingFetcher, answer_from_copy, is_own_robots_url
 from .state import Event, OriginState, State
 from .stores import Entry, Outcome, Store, open_store
 from .tokens import Tokens
@@ -65,7 +67,8 @@ class RobotsMiddleware:
         self.stats: StatsCollector = crawler.stats
         self.internals = _scrapy.Internals(crawler, self.stats)
         self.parking = Parking(self.internals, config.max_parked, on_closing=lambda: self._drop_all(CLOSING))
-        fetcher = RobotsFetcher(self._download, config.max_size, config.max_redirects)
+        fetcher = KeepingFetcher(self._download, config.max_size, config.max_redirects, lambda k: self.origins.get(k))
+        self._robots_requests = RobotsRequests(config.robots_request)  # REP_ROBOTS_REQUEST; never a browser page
         self.refresher = Refresher(store, fetcher, config, clock, self.stats)
         self.origins: dict[str, OriginState] = {}
         self._outcome_log = OutcomeLog(clock)
@@ -98,10 +101,10 @@ class RobotsMiddleware:
 
     # -- deciding requests ---------------------------------------------------------------------------------------
 
-    async def process_request(self, request: Request, spider: Spider | None = None) -> None:
+    async def process_request(self, request: Request, spider: Spider | None = None) -> Response | None:
         """SPEC 8.1-8.2: pass through, allow, or raise IgnoreRequest; every checked request counts once."""
         if ROBOTS_META_KEY in request.meta:
-            return  # our own robots.txt download (or one of its redirect hops): not a checked request
+            return None  # our own robots.txt download (or one of its redirect hops): not a checked request
         self.stats.inc_value("rep/requests/checked")
         if request.meta.get("dont_obey_robotstxt"):
             return self._pass_through("dont_obey_robotstxt")
@@ -110,8 +113,8 @@ class RobotsMiddleware:
             origin = origin_of_parts(parts.scheme, parts.netloc)
         except NoOrigin:
             return self._pass_through("no_robots_location")  # SPEC 1.4: data:, file:, s3:...
-        if parts.path == ROBOTS_PATH:
-            return self._pass_through("robots_txt")
+        if parts.path == ROBOTS_PATH and not is_own_robots_url(parts):
+            return self._pass_through("robots_txt")  # e.g. with a query: not the file the plugin fetches
         state = self.origins.get(origin.key)
         if (
             state is not None
@@ -120,13 +123,19 @@ class RobotsMiddleware:
             and state.entry.expires_at > self.clock.seconds()
         ):
             self.stats.inc_value("rep/cache/hits")
-            return self._decide(request, state.entry, state.robots)
-        snapshot = await self._wait_for_entry(origin, request)
+            snapshot: _Snapshot = (state.entry, state.robots)
+        else:
+            snapshot = await self._wait_for_entry(origin, request)  # a robots.txt request waits as pages do
+        if parts.path == ROBOTS_PATH:  # a spider's own robots.txt request: answered from our copy (spider_robots)
+            self._pass_through("robots_txt")
+            return answer_from_copy(request, snapshot[0], self.origins.get(origin.key), self.stats)
         self._decide(request, *snapshot)
+        return None
 
-    def _pass_through(self, reason: str) -> None:
+    def _pass_through(self, reason: str) -> Response | None:
         self.stats.inc_value("rep/requests/passed_through")
         self.stats.inc_value(f"rep/requests/passed_through/{reason}")
+        return None  # process_request's "send it on"
 
     def _decide(self, request: Request, entry: Entry, robots: Robots | None) -> None:
         if robots is None or robots.allowed(request.url, self.config.user_agents):
@@ -213,6 +222,7 @@ class RobotsMiddleware:
         """One robots.txt hop through the engine. The size cap's ``bytes_received`` handler is connected only while
         robots.txt downloads are in flight: every response's chunks would otherwise go through it."""
         assert self.crawler.engine is not None
+        request = self._robots_requests.prepare(request)  # each hop: REP_ROBOTS_REQUEST, markers, playwright=False
         if self._robots_in_flight == 0:
             self.crawler.signals.connect(self._bytes_received, signal=signals.bytes_received)
         self._robots_in_flight += 1
@@ -233,9 +243,9 @@ class RobotsMiddleware:
         """Get a current entry and adopt it (SPEC 2.1, 3.2). Never raises: an unexpected exception at any step is an
         internal error, which the origin's machine goes through like a network error (SPEC 2.2)."""
         try:
-            entry = await self.refresher.current_entry(origin, state.entry)
+            entry, fetched = await self.refresher.current_entry(origin, state.entry)
         except Exception as exc:
-            entry = self._internal_error(state, "fetch", exc)
+            entry, fetched = self._internal_error(state, "fetch", exc), None
         if self._closed:
             return
         step = "parse"
@@ -244,7 +254,7 @@ class RobotsMiddleware:
             step = "adopt"
             if robots is not None and robots is not state.robots:
                 self._announce(origin, robots)
-            self._outcome_log.outcome(state.origin, entry, self.crawler.spider)
+            self._outcome_log.outcome(state.origin, entry, self.crawler.spider, fetched)
         except Exception as exc:
             entry = self._internal_error(state, step, exc)
             robots = state.robots if has_copy(entry) else None

@@ -7,7 +7,8 @@ from datetime import datetime, timezone
 from typing import Any
 
 from .config import Clock
-from .policy import has_copy
+from .fetch import shown
+from .policy import REDIRECT_ERRORS, FetchResult, has_copy
 from .stores import Entry, Outcome
 
 #: The documented logger of every middleware line (docs/stats.md), whichever module writes it.
@@ -32,33 +33,50 @@ def format_duration(seconds: float) -> str:
 
 class OutcomeLog:
     """INFO once per origin each time what its robots.txt means changes; a first plain 2xx (the normal case) is
-    logged at DEBUG so that broad crawls do not log a line per origin."""
+    logged at DEBUG so that broad crawls do not log a line per origin. When this process downloaded robots.txt, the
+    line names where the chain ended (``200 (via http://b/robots.txt after 1 redirect)``) or the redirect target it
+    refused and why (``(redirect to ftp://h/robots.txt refused: not http(s))``)."""
 
     def __init__(self, clock: Clock) -> None:
         self.clock = clock
         self._logged: dict[str, str] = {}  # origin -> last outcome line logged
 
-    def outcome(self, origin: str, entry: Entry, spider: Any) -> None:
-        label = str(entry.status) if entry.status is not None else str(entry.error)
-        if entry.first_failure_at is None:
-            meaning = {Outcome.RULES: "obeying its rules", Outcome.ALLOW_ALL: "allowing everything"}[entry.outcome]
-        else:
-            retry = f"retry in {format_duration(entry.expires_at - self.clock.seconds())}"
-            if has_copy(entry):
-                fetched = datetime.fromtimestamp(entry.fetched_at, tz=timezone.utc).isoformat(timespec="seconds")
-                meaning = f"keeping the copy fetched {fetched}, {retry}"
-            elif entry.outcome is Outcome.ALLOW_ALL:
-                meaning = f"unreachable past REP_UNREACHABLE_ALLOW_AFTER: allowing everything, {retry}"
-            else:
-                meaning = f"holding requests, {retry}"
-        key = f"{label}/{entry.outcome.value}/{entry.first_failure_at is None}"
+    def outcome(self, origin: str, entry: Entry, spider: Any, fetched: FetchResult | None = None) -> None:
+        """Log ``entry`` if what it means differs from the last line logged for ``origin``; ``fetched`` is the
+        download it came from, when this process made it (None for an entry read from the store)."""
+        key = f"{entry.status}/{entry.error}/{entry.outcome.value}/{entry.first_failure_at is None}"
         previous = self._logged.get(origin)
         if previous == key:
             return
         self._logged[origin] = key
+        label = (str(entry.status) if entry.status is not None else str(entry.error)) + via(fetched)
         plain = previous is None and entry.outcome is Outcome.RULES and not entry.failures
-        logger.log(logging.DEBUG if plain else logging.INFO, "%s robots.txt %s: %s", origin, label, meaning,
-                   extra={"spider": spider})
+        logger.log(logging.DEBUG if plain else logging.INFO, "%s robots.txt %s: %s%s", origin, label,
+                   self._meaning(entry), refusal(fetched), extra={"spider": spider})
+
+    def _meaning(self, entry: Entry) -> str:
+        if entry.first_failure_at is None:
+            return {Outcome.RULES: "obeying its rules", Outcome.ALLOW_ALL: "allowing everything"}[entry.outcome]
+        retry = f"retry in {format_duration(entry.expires_at - self.clock.seconds())}"
+        if has_copy(entry):
+            fetched = datetime.fromtimestamp(entry.fetched_at, tz=timezone.utc).isoformat(timespec="seconds")
+            return f"keeping the copy fetched {fetched}, {retry}"
+        if entry.outcome is Outcome.ALLOW_ALL:
+            return f"unreachable past REP_UNREACHABLE_ALLOW_AFTER: allowing everything, {retry}"
+        return f"holding requests, {retry}"
 
     def forget(self, origin: str) -> None:
         self._logged.pop(origin, None)
+
+
+def via(fetched: FetchResult | None) -> str:
+    """`` (via URL after N redirects)`` when the download ended on another URL than the origin's /robots.txt."""
+    if fetched is None or not fetched.redirects or fetched.url is None or fetched.error in REDIRECT_ERRORS:
+        return ""  # a dead-end chain is described by ``refusal`` (its error counts the refused redirect too)
+    plural = "" if fetched.redirects == 1 else "s"
+    return f" (via {shown(fetched.url)} after {fetched.redirects} redirect{plural})"
+
+
+def refusal(fetched: FetchResult | None) -> str:
+    """`` (redirect to URL refused: why)``, `` (A -> B loops)``...: where a chain without a robots.txt pointed."""
+    return f" ({fetched.refused})" if fetched is not None and fetched.refused else ""

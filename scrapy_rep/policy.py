@@ -29,6 +29,9 @@ class FetchResult:
 
     ``error`` is the exception's class name for network errors (``DNSLookupError``, ``TimeoutError``...), or one of
     ``REDIRECT_ERRORS``. ``cache_control`` and ``retry_after`` are the raw header values of the final response.
+    ``url`` is the last URL downloaded (the final response's, or the one whose download failed); ``refused`` says
+    which redirect target the chain stopped at and why (``redirect to ftp://h/robots.txt refused: not http(s)``),
+    for the log only: neither is stored (``Entry`` keeps no URL).
     """
 
     status: int | None = None
@@ -37,6 +40,8 @@ class FetchResult:
     cache_control: str | None = None
     retry_after: str | None = None
     redirects: int = 0
+    url: str | None = None
+    refused: str | None = None
 
     @property
     def label(self) -> str:

@@ -8,7 +8,7 @@ exception propagates to the middleware, which treats it as an internal error (a 
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, NamedTuple, cast
 from uuid import uuid4
 
 from scrapy.utils.defer import maybe_deferred_to_future
@@ -28,6 +28,14 @@ if TYPE_CHECKING:
 logger = logging.getLogger("scrapy_rep.middleware")
 
 
+class Current(NamedTuple):
+    """A current entry and, when this process downloaded robots.txt for it, how that download ended (what the log
+    says about redirects; an entry read from the store has no such detail: ``Entry`` stores no URL)."""
+
+    entry: Entry
+    fetched: FetchResult | None = None
+
+
 class Refresher:
     def __init__(self, store: Store, fetcher: RobotsFetcher, config: Config, clock: Clock,
                  stats: StatsCollector) -> None:
@@ -38,30 +46,30 @@ class Refresher:
         self.stats = stats
         self.holder = uuid4().hex  # this crawler's identity for store leases
 
-    async def current_entry(self, origin: Origin, previous: Entry | None) -> Entry:
+    async def current_entry(self, origin: Origin, previous: Entry | None) -> Current:
         """A fresh stored entry, else the entry after fetching under the lease. ``previous`` is the entry in
         effect in this process (it and the stored one count for stale-on-error, SPEC 2.4)."""
         stored = await self.get(origin.key)
         if stored is not None and stored.is_fresh(self.clock.seconds()):
             self.stats.inc_value("rep/cache/store_hits")
-            return stored
+            return Current(stored)
         # The stored copy may be the only one (e.g. after a restart): it counts for stale-on-error (SPEC 2.4).
         return await self._fetch_under_lease(origin, _latest(previous, stored))
 
-    async def _fetch_under_lease(self, origin: Origin, previous: Entry | None) -> Entry:
+    async def _fetch_under_lease(self, origin: Origin, previous: Entry | None) -> Current:
         key = origin.key
         leased = await self.call("acquire_lease", key, self.holder, self.config.store_lease_ttl)
         if leased is False:
             entry = await self._wait_for_other_crawler(key)
             if entry is not None:
-                return entry
+                return Current(entry)
         try:
             if leased is True:
                 # Another crawler may have fetched, stored and released between our read and our lease.
                 stored = await self.get(key)
                 if stored is not None and stored.is_fresh(self.clock.seconds()):
                     self.stats.inc_value("rep/cache/store_hits")
-                    return stored
+                    return Current(stored)
             result = await self.fetcher.fetch(origin)
             self._count_download(result)
             entry = next_entry(key, previous, result, self.clock.seconds(), self.config)
@@ -69,7 +77,7 @@ class Refresher:
         finally:
             if leased is True:
                 await self.call("release_lease", key, self.holder)
-        return entry
+        return Current(entry, result)
 
     async def _wait_for_other_crawler(self, origin: str) -> Entry | None:
         """Another crawler holds the fetch lease: poll the store for its entry, at most for the lease's lifetime."""

@@ -79,6 +79,7 @@ class OriginState:
     robots: Any = None
     waiters: dict[Any, None] = field(default_factory=dict)  # insertion-ordered set: O(1) removal on timeout
     retry_call: Any = None
+    robots_response: Any = None  # spider_robots.KeptResponse: status and headers for spiders' own requests (memory)
 
     def handle(self, event: Event) -> State:
         """Apply ``event``; returns the new state or raises ``IllegalTransition``."""

@@ -150,6 +150,18 @@ MESSAGES: list[tuple[dict[str, Any], str]] = [
      "REP_CLOCK='tomorrow': expected an IReactorTime provider such as twisted.internet.task.Clock (or a callable "
      "returning one)"),
     ({"REP_CACHE_MIN_TTL": 10 * DAY}, "REP_CACHE_MIN_TTL=864000.0: must not exceed REP_CACHE_MAX_TTL (604800)"),
+    ({"REP_ROBOTS_REQUEST": "no.such.module.func"},
+     "REP_ROBOTS_REQUEST='no.such.module.func': cannot be loaded (ModuleNotFoundError: No module named 'no'); "
+     "expected the import path of a callable, 'package.module.function'"),
+    ({"REP_ROBOTS_REQUEST": "scrapy_rep.config.nothere"},
+     "REP_ROBOTS_REQUEST='scrapy_rep.config.nothere': cannot be loaded (NameError: Module 'scrapy_rep.config' "
+     "doesn't define any object named 'nothere'); expected the import path of a callable, 'package.module.function'"),
+    ({"REP_ROBOTS_REQUEST": 42},
+     "REP_ROBOTS_REQUEST=42: not callable (int); expected a callable taking the robots.txt Request and returning the "
+     "Request to send, or its import path"),
+    ({"REP_ROBOTS_REQUEST": "scrapy_rep.config.DAY"},
+     "REP_ROBOTS_REQUEST='scrapy_rep.config.DAY': not callable (float); expected a callable taking the robots.txt "
+     "Request and returning the Request to send, or its import path"),
 ]
 
 
@@ -189,6 +201,16 @@ def test_store_messages_the_config_checks_first(uri: Any, message: str) -> None:
     assert occurrences("REP_STORE", message) == 1
 
 
+def _hook(request: Any) -> Any:
+    return request
+
+
+@pytest.mark.parametrize(("value", "loaded"), [(None, None), ("", None), (_hook, _hook),
+                                               ("tests.test_config._hook", _hook)])
+def test_robots_request_is_a_callable_or_its_import_path(value: Any, loaded: Any) -> None:
+    assert config(REP_ROBOTS_REQUEST=value).robots_request is loaded
+
+
 def test_a_rediss_store_is_accepted() -> None:
     assert config(REP_STORE="rediss://localhost:6380/0").store == "rediss://localhost:6380/0"
 
@@ -224,8 +246,8 @@ def test_every_config_error_raise_site_is_covered() -> None:
         package / "config.py", package / "body.py", package / "tokens.py", package / "stores" / "__init__.py")}
     sites = sum(len(re.findall(r"raise (ConfigError|InvalidToken|InvalidStoreURI|_invalid)\(", text))
                 for text in sources.values())
-    # config.py 11 (the InvalidToken and InvalidStoreURI re-raises included), body.py 3, tokens.py 1, stores 8
-    assert sites == 23
+    # config.py 13 (the InvalidToken and InvalidStoreURI re-raises included), body.py 3, tokens.py 1, stores 8
+    assert sites == 25
 
 
 @pytest.mark.parametrize(

@@ -13,9 +13,9 @@ from typing import Any
 from scrapy.crawler import Crawler
 from twisted.internet.task import Clock
 
-from scrapy_rep.state import OriginState, State
+from scrapy_rep.state import OriginState
 from tests.faults.memory import PeakGrowth, peak_rss_growth
-from tests.middleware.crawl import Result, crawl, middleware
+from tests.middleware.crawl import Result, crawl, middleware, when_settled
 from tests.versions import error_names
 
 #: Every page a fault test requests of the faulty origin: one the rules allow, one they forbid.
@@ -73,13 +73,7 @@ async def crawl_fault(origin: str, *, pages: tuple[str, ...] = PAGES, phases: li
     clock = clock or Clock()
     crawlers: list[Crawler] = []
 
-    def jump() -> bool:
-        # The engine can look idle while robots.txt is being adopted (its response arrived, the waiters not yet
-        # released): that is not the idle moment the jump is for.
-        if any(state.state in (State.FETCHING, State.REFRESHING) for state in middleware(crawlers[0]).origins.values()):
-            return False
-        clock.advance(HOLD_TIMEOUT + 1)
-        return True
+    jump = when_settled(crawlers, lambda: clock.advance(HOLD_TIMEOUT + 1))
 
     with peak_rss_growth() as memory:
         result = await crawl([origin + page for page in pages], on_crawler=crawlers.append,

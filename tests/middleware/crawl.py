@@ -23,6 +23,7 @@ from twisted.python.failure import Failure
 
 from scrapy_rep import RobotsMiddleware
 from scrapy_rep._scrapy import Internals, run_crawler, stop_crawler
+from scrapy_rep.state import State
 
 WATCHDOG_SECONDS = 20
 
@@ -144,6 +145,24 @@ def crawl(
         return Result(crawler, crawler.spider, dict(crawler.stats.get_stats()))
 
     return deferred_from_coro(run())
+
+
+def when_settled(crawlers: list[Crawler], action: Callable[[], Any]) -> Callable[[], bool]:
+    """A phase action that runs ``action`` only once no origin's robots.txt is being fetched or adopted.
+
+    The engine can look idle while robots.txt is in flight or its response is being adopted (the waiters not yet
+    released): a clock jump then would time out requests that are about to be released. Returns False (the phase is
+    tried again at the next idle moment) until every origin is settled.
+    """
+
+    def settled_then_act() -> bool:
+        states = middleware(crawlers[0]).origins.values()
+        if any(state.state in (State.FETCHING, State.REFRESHING) for state in states):
+            return False
+        action()
+        return True
+
+    return settled_then_act
 
 
 def middleware(crawler: Crawler) -> RobotsMiddleware:
