@@ -34,7 +34,7 @@ SETTINGS = (
     "REP_UNAVAILABLE_RETRY_DELAY", "REP_UNAVAILABLE_RETRY_MAX_DELAY", "REP_RETRY_AFTER_MAX", "REP_HOLD_TIMEOUT",
     "REP_MAX_PARKED", "REP_UNREACHABLE_ALLOW_AFTER", "REP_OBEY_CRAWL_DELAY", "REP_MAX_CRAWL_DELAY",
     "REP_5XX_NOT_FOUND_HEURISTIC", "REP_STORE", "REP_MEMORY_MAX_ORIGINS", "REP_STORE_POLL_INTERVAL",
-    "REP_STORE_LEASE_TTL", "REP_CLOCK", "REP_ROBOTS_REQUEST",
+    "REP_STORE_LEASE_TTL", "REP_CLOCK", "REP_ROBOTS_REQUEST", "REP_ENFORCE",
 )
 
 
@@ -89,6 +89,8 @@ class Config:
     clock: Clock | None = None
     #: REP_ROBOTS_REQUEST: called with each robots.txt request (each hop) before it is sent (robots_request.py).
     robots_request: RobotsRequestHook | None = None
+    #: REP_ENFORCE: False is a dry run: requests decided, counted and logged, none dropped or held (dry_run.py).
+    enforce: bool = True
 
     @classmethod
     def from_settings(cls, settings: BaseSettings) -> Config:
@@ -129,6 +131,7 @@ class Config:
             store_lease_ttl=read.seconds("REP_STORE_LEASE_TTL", cls.store_lease_ttl, minimum=0.001),
             clock=_clock(settings.get("REP_CLOCK")),
             robots_request=_robots_request(settings.get("REP_ROBOTS_REQUEST")),
+            enforce=read.boolean("REP_ENFORCE", cls.enforce),
         )
         _check_pairs(config)
         return config

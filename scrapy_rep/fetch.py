@@ -76,10 +76,12 @@ class RobotsFetcher:
         self.max_size = max_size
         self.max_redirects = max_redirects
 
-    async def fetch(self, origin: Origin) -> FetchResult:
+    async def fetch(self, origin: Origin, url: str | None = None) -> FetchResult:
         """The final status/body or error; never raises for network or HTTP conditions. A chain that ends without
-        a robots.txt says in ``refused`` where it pointed and why it stopped there (for the log)."""
-        url = origin.robots_url
+        a robots.txt says in ``refused`` where it pointed and why it stopped there (for the log). The chain starts
+        at ``url`` (``scrapy-rep check`` of a draft such as ``/staging/robots.txt``), by default the origin's
+        robots.txt."""
+        url = origin.robots_url if url is None else url
         seen = {url}
         hop = 0
         while True:

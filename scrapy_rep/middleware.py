@@ -9,7 +9,9 @@ the spider closes they are dropped. Scrapy internals are reached only through ``
 
 Whatever goes wrong while an origin's robots.txt is fetched, parsed or adopted, the origin never stays pending: an
 unexpected exception is logged at ERROR with its traceback, counted (``rep/internal_errors/<step>``) and treated as
-SPEC 2.2 treats a network error (requests held, robots.txt retried with back-off, a kept copy used).
+SPEC 2.2 treats a network error (requests held, robots.txt retried with back-off, a kept copy used)
+(``internal_errors``). ``dry_run`` (REP_ENFORCE = False) sends what would be stopped; ``close_report`` says at close
+what robots.txt stopped; ``soft404`` warns of an HTML page served as robots.txt.
 """
 
 from __future__ import annotations
@@ -17,24 +19,29 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING, Any, cast
 
-from scrapy import Request, signals
+from scrapy import signals
 from scrapy.exceptions import DontCloseSpider, IgnoreRequest
 from scrapy.utils.defer import deferred_from_coro, maybe_deferred_to_future
 from scrapy.utils.httpobj import urlparse_cached
 from twisted.internet.defer import Deferred
 
 from . import _scrapy
+from .announce import announce
 from .body import check_middlewares
+from .close_report import CloseReport
 from .config import Clock, Config, ConfigError, unknown_settings
+from .dry_run import DryRun
 from .fetch import ROBOTS_META_KEY, stop_at_cap
+from .internal_errors import INTERNAL_ERROR as INTERNAL_ERROR  # the error name of an internal error's outcome
+from .internal_errors import InternalErrors
 from .matcher import Robots, parse
 from .origin import ROBOTS_PATH, NoOrigin, Origin, origin_of, origin_of_parts
 from .outcome_log import OutcomeLog
 from .parking import Parking
-from .policy import FetchResult, has_copy, next_entry, should_hold
+from .policy import has_copy, should_hold
 from .refresh import Refresher
-from .robotparser import RobotParser
 from .robots_request import RobotsRequests
+from .soft404 import Soft404Log
 from .spider_robots import KeepingFetcher, answer_from_copy, is_own_robots_url
 from .state import Event, OriginState, State
 from .stores import Entry, Outcome, Store, open_store
@@ -42,7 +49,7 @@ from .tokens import Tokens
 from .waiting_log import CLOSING, TIMEOUT, WaitingLog
 
 if TYPE_CHECKING:
-    from scrapy import Spider
+    from scrapy import Request, Spider
     from scrapy.crawler import Crawler
     from scrapy.http import Response
     from scrapy.statscollectors import StatsCollector
@@ -50,8 +57,6 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-#: The error name of an internal error's outcome (in log lines and the entry's ``error``).
-INTERNAL_ERROR = "InternalError"
 _Snapshot = tuple[Entry, "Robots | None"]
 
 
@@ -73,7 +78,10 @@ class RobotsMiddleware:
         self.origins: dict[str, OriginState] = {}
         self._outcome_log = OutcomeLog(clock)
         self._waiting_log = WaitingLog(crawler, clock, config.hold_timeout)  # held requests: INFO lines, close
-        self._internal_errors: set[tuple[str, str, str]] = set()  # (origin, step, exception) logged at ERROR
+        self._internal_errors = InternalErrors(self.stats, config, clock)
+        self._dry_run = DryRun(self.stats, config.enforce)  # REP_ENFORCE = False: decided and counted, never stopped
+        self._report = CloseReport(self.stats, config.enforce)  # at close: what robots.txt stopped, per origin
+        self._soft404 = Soft404Log(self.stats, config.max_size)  # an HTML page served as robots.txt
         self._closed = False  # after spider_closed: no more fetches or retries
         self._robots_in_flight = 0  # the bytes_received handler is connected only while this is positive
         crawler.signals.connect(self._spider_idle, signal=signals.spider_idle)
@@ -123,9 +131,13 @@ class RobotsMiddleware:
             and state.entry.expires_at > self.clock.seconds()
         ):
             self.stats.inc_value("rep/cache/hits")
-            snapshot: _Snapshot = (state.entry, state.robots)
+            snapshot: _Snapshot | None = (state.entry, state.robots)
+        elif parts.path != ROBOTS_PATH and (at_once := self._dry_run.snapshot_now(state)) is not None:
+            snapshot = at_once  # dry run: a failing robots.txt holds nothing
         else:
             snapshot = await self._wait_for_entry(origin, request)  # a robots.txt request waits as pages do
+        if snapshot is None:
+            return None  # dry run: sent undecided at REP_HOLD_TIMEOUT (dry_run.py)
         if parts.path == ROBOTS_PATH:  # a spider's own robots.txt request: answered from our copy (spider_robots)
             self._pass_through("robots_txt")
             return answer_from_copy(request, snapshot[0], self.origins.get(origin.key), self.stats)
@@ -139,18 +151,17 @@ class RobotsMiddleware:
 
     def _decide(self, request: Request, entry: Entry, robots: Robots | None) -> None:
         if robots is None or robots.allowed(request.url, self.config.user_agents):
-            self.stats.inc_value("rep/requests/allowed")
+            self._dry_run.allowed(entry)
+            self._report.allowed(entry.origin, request)
             return
-        self.stats.inc_value("rep/requests/forbidden")
         rule = robots.explain(request.url, self.config.user_agents).rule
         where = f"line {rule.line} ({'Allow' if rule.allow else 'Disallow'}: {rule.written})" if rule else "?"
-        logger.debug("Forbidden by robots.txt: %s (%s of %s)", request.url, where, entry.origin,
-                     extra={"spider": self.crawler.spider})
-        raise IgnoreRequest(f"Forbidden by robots.txt: {where}")
+        self._report.forbidden(entry, request, where)
+        self._dry_run.forbid(request, entry, where, self.crawler.spider)  # IgnoreRequest unless a dry run
 
     # -- waiting -------------------------------------------------------------------------------------------------
 
-    async def _wait_for_entry(self, origin: Origin, request: Request) -> _Snapshot:
+    async def _wait_for_entry(self, origin: Origin, request: Request) -> _Snapshot | None:
         """Park ``request`` until its origin has a usable entry (SPEC 2.1, 2.3); drop it after REP_HOLD_TIMEOUT."""
         key = origin.key
         state = self.origins.get(key)
@@ -176,6 +187,9 @@ class RobotsMiddleware:
             if parked:
                 self.parking.unpark(request)
         if result in (TIMEOUT, CLOSING):
+            self._report.dropped(state, request)
+            if result == TIMEOUT and self._dry_run.sends_after_timeout(request, state, self.crawler.spider):
+                return None
             self.stats.inc_value("rep/requests/dropped_after_hold")
             self.stats.inc_value(f"rep/requests/dropped_after_hold/{result}")
             logger.info("Dropped after waiting for %s robots.txt (%s, state %s): %s", key, result,
@@ -200,7 +214,8 @@ class RobotsMiddleware:
     def _give_up(self, state: OriginState, waiter: Deferred[Any], why: str) -> None:
         state.waiters.pop(waiter, None)
         if not waiter.called:
-            self._waiting_log.dropped(state, waiter, why)
+            if self.config.enforce or why == CLOSING:  # a dry run sends it at REP_HOLD_TIMEOUT instead
+                self._waiting_log.dropped(state, waiter, why)
             waiter.callback(why)
 
     def _drop_all(self, why: str) -> None:
@@ -245,7 +260,7 @@ class RobotsMiddleware:
         try:
             entry, fetched = await self.refresher.current_entry(origin, state.entry)
         except Exception as exc:
-            entry, fetched = self._internal_error(state, "fetch", exc), None
+            entry, fetched = self._internal_errors.entry_after(state, "fetch", exc, self.crawler.spider), None
         if self._closed:
             return
         step = "parse"
@@ -253,26 +268,13 @@ class RobotsMiddleware:
             robots = self._parsed(state, entry)
             step = "adopt"
             if robots is not None and robots is not state.robots:
-                self._announce(origin, robots)
+                announce(self.crawler, self.internals, self.config, self.stats, origin, robots)
+                self._soft404.check(entry, state.robots_response, self.crawler.spider)
             self._outcome_log.outcome(state.origin, entry, self.crawler.spider, fetched)
         except Exception as exc:
-            entry = self._internal_error(state, step, exc)
+            entry = self._internal_errors.entry_after(state, step, exc, self.crawler.spider)
             robots = state.robots if has_copy(entry) else None
         self._adopt(state, origin, entry, robots)
-
-    def _internal_error(self, state: OriginState, step: str, exc: Exception) -> Entry:
-        """Log (ERROR with the traceback, once per origin, step and exception type) and count an unexpected
-        exception; return the entry a network error would give (SPEC 2.2: hold, back-off, or the kept copy)."""
-        self.stats.inc_value("rep/internal_errors")
-        self.stats.inc_value(f"rep/internal_errors/{step}")
-        seen = (state.origin, step, type(exc).__name__)
-        if seen not in self._internal_errors:
-            self._internal_errors.add(seen)
-            logger.error("scrapy-rep internal error while handling %s robots.txt (%s step): %r; the origin is "
-                         "treated as unreachable (SPEC 2.2) and retried", state.origin, step, exc, exc_info=exc,
-                         extra={"spider": self.crawler.spider})
-        failure = FetchResult(error=INTERNAL_ERROR)
-        return next_entry(state.origin, state.entry, failure, self.clock.seconds(), self.config)
 
     def _parsed(self, state: OriginState, entry: Entry) -> Robots | None:
         """The matcher's view of ``entry``: the origin's current one when the body is unchanged."""
@@ -290,28 +292,18 @@ class RobotsMiddleware:
             state.handle(Event.FETCH_FAILED)
             delay = max(entry.expires_at - self.clock.seconds(), 0.0)
             state.retry_call = self.clock.callLater(delay, self._retry_due, state, origin)
-            self._waiting_log.adopted(state)
-            return
-        state.handle(Event.FETCH_SUCCEEDED)
+            if not self._dry_run.releases_failing(state, self.crawler.spider):  # a dry run releases its waiters
+                self._waiting_log.adopted(state)
+                return
+        else:
+            state.handle(Event.FETCH_SUCCEEDED)
+            self._dry_run.recovered(state)
         waiters, state.waiters = state.waiters, {}
         snapshot: _Snapshot = (entry, robots)
         for waiter in waiters:
             if not waiter.called:
                 waiter.callback(snapshot)
         self._waiting_log.adopted(state)
-
-    def _announce(self, origin: Origin, robots: Robots) -> None:
-        """The robots_parsed signal (as Scrapy's built-in sends it) and the opt-in crawl-delay (SPEC 6.5)."""
-        self.crawler.signals.send_catch_log(
-            signal=_scrapy.robots_parsed, robotparser=RobotParser(robots), request=Request(origin.robots_url)
-        )
-        if self.config.obey_crawl_delay:
-            delay = robots.crawl_delay(self.config.user_agents)
-            if delay is not None:
-                delay = min(delay, self.config.max_crawl_delay)
-                # Scrapy's default slot key is the request's hostname.
-                if self.internals.set_slot_delay(origin.host, delay):
-                    self.stats.set_value(f"rep/crawl_delay/{origin}", delay)
 
     # -- public accessors ----------------------------------------------------------------------------------------
 
@@ -338,6 +330,7 @@ class RobotsMiddleware:
         summary = ", ".join(f"{count} {name}" for name, count in sorted(counts.items())) or "none"
         logger.info("robots.txt origins at close: %s", summary, extra={"spider": self.crawler.spider})
         self._waiting_log.close()  # WARNING per origin whose held requests were dropped
+        self._report.close(self.crawler.spider)  # WARNING when robots.txt stopped everything; INFO forbidden counts
         await self.refresher.call("close")
 
 

@@ -81,7 +81,7 @@ class KeepingFetcher(RobotsFetcher):
         super().__init__(download, max_size, max_redirects)
         self.state_of = state_of
 
-    async def fetch(self, origin: Origin) -> FetchResult:
+    async def fetch(self, origin: Origin, url: str | None = None) -> FetchResult:
         final: list[Response] = []
 
         async def download(request: Request) -> Response:
@@ -89,7 +89,7 @@ class KeepingFetcher(RobotsFetcher):
             final[:] = [response]
             return response
 
-        result = await RobotsFetcher(download, self.max_size, self.max_redirects).fetch(origin)
+        result = await RobotsFetcher(download, self.max_size, self.max_redirects).fetch(origin, url)
         state = self.state_of(origin.key)
         if state is not None and final and result.status is not None and is_kept_status(result.status):
             headers = {name: final[0].headers.getlist(name) for name in KEPT_HEADERS if name in final[0].headers}

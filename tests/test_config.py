@@ -66,6 +66,7 @@ def test_user_agent_spec_6_3_6_4(settings: dict[str, Any], agents: tuple[str, ..
         ("REP_MAX_PARKED", -1),
         ("REP_CLOCK", lambda: "not a clock"),
         ("REP_OBEY_CRAWL_DELAY", "maybe"),
+        ("REP_ENFORCE", "sometimes"),
         ("REP_STORE", "mongodb://x"),
         ("REP_STORE", ""),
         ("REP_CLOCK", "tomorrow"),
@@ -88,6 +89,7 @@ def test_values_are_read() -> None:
     assert (c.cache_ttl, c.max_size, c.obey_crawl_delay, c.clock, c.store) == (3600, 1000, True, clock,
                                                                                "sqlite:///tmp/x.db")
     assert c.unreachable_allow_after == 43200
+    assert (c.enforce, config(REP_ENFORCE="False").enforce) == (True, False)  # enforcing is the default
 
 
 def test_the_user_agent_source_is_kept() -> None:
@@ -131,6 +133,7 @@ MESSAGES: list[tuple[dict[str, Any], str]] = [
     ({"REP_MAX_SIZE": 10, "REP_ALLOW_SMALL_MAX_SIZE": "perhaps"},
      "REP_ALLOW_SMALL_MAX_SIZE='perhaps': expected True or False"),
     ({"REP_OBEY_CRAWL_DELAY": "maybe"}, "REP_OBEY_CRAWL_DELAY='maybe': expected True or False"),
+    ({"REP_ENFORCE": "sometimes"}, "REP_ENFORCE='sometimes': expected True or False"),
     ({"REP_STORE": "mongodb://x"},
      "REP_STORE='mongodb://x': the store must be one of memory, sqlite, redis, rediss (a URI)"),
     ({"REP_STORE": "sqlite://relative.db"},

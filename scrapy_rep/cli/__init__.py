@@ -1,4 +1,5 @@
-"""The ``scrapy-rep`` console script: a robots.txt tester (``check``), a linter (``lint``) and the demo (``demo``).
+"""The ``scrapy-rep`` console script: a robots.txt tester (``check``), a linter (``lint``), the demo (``demo``) and a
+store inspector (``cache``: see ``cache.py`` for its exit codes; a store it cannot open is ``2``).
 
 Exit codes (documented in README, "The CLI"):
 
@@ -23,7 +24,7 @@ from typing import Any
 
 from scrapy_rep import __version__
 
-from . import check, lint
+from . import cache, check, lint
 from ._common import EXIT_INTERNAL, EXIT_USAGE, UsageError
 
 __all__ = ["build_parser", "main"]
@@ -49,6 +50,7 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     check.add_parser(commands)
     lint.add_parser(commands)
+    cache.add_parser(commands)
     demo_cmd = commands.add_parser("demo", help="crawl a local demo site through the middleware and report")
     mode = demo_cmd.add_mutually_exclusive_group()
     mode.add_argument("--compare", action="store_true", help="also crawl with Scrapy's built-in middleware")

@@ -7,25 +7,27 @@ A URL is read as the robots.txt itself when its path ends in ``.txt`` (``/robots
 
 from __future__ import annotations
 
+import asyncio
 import http.client
-import re
 import sys
 import urllib.error
 import urllib.request
 from dataclasses import dataclass
+from email.message import Message
 from pathlib import Path
 from typing import Any
-from urllib.parse import urljoin, urlsplit
+from urllib.parse import urlsplit
 
+from scrapy import Request
+from scrapy.http import Response
+
+from scrapy_rep.fetch import RobotsFetcher
 from scrapy_rep.origin import ROBOTS_PATH, origin_of
-from scrapy_rep.policy import BAD_REDIRECT, TOO_MANY_REDIRECTS, FetchResult, outcome_of
+from scrapy_rep.policy import BAD_REDIRECT, REDIRECT_LOOP, TOO_MANY_REDIRECTS, FetchResult, outcome_of
+from scrapy_rep.soft404 import looks_like_html as looks_like_html  # check and lint import it from here
 from scrapy_rep.stores import Outcome
 
 from ._common import FETCH_TIMEOUT, FETCH_USER_AGENT, MAX_BYTES, MAX_REDIRECTS, UsageError
-
-_BOM = b"\xef\xbb\xbf"
-#: The start of an HTML document, after any BOM and whitespace.
-_HTML_START = re.compile(rb"\s*<(?:!doctype\s+html|html)[\s>]", re.IGNORECASE)
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,74 +96,78 @@ def robots_url(url: str) -> tuple[str, str]:
 
 
 def fetch(url: str, limit: int = MAX_BYTES, max_redirects: int = MAX_REDIRECTS) -> Robots:
-    """GET ``url`` with the middleware's semantics (SPEC 2.2, decided by ``scrapy_rep.policy``): follow up to
-    ``max_redirects`` redirects (the target's body is obeyed for the original origin), then treat it as 404; read at
-    most ``limit`` + 1 bytes (see ``load``)."""
+    """GET ``url`` with the middleware's semantics (SPEC 2.2): its ``RobotsFetcher`` follows up to ``max_redirects``
+    redirects (the target's body is obeyed for the original origin), then treats the chain as 404, and
+    ``scrapy_rep.policy`` decides what the result means; read at most ``limit`` + 1 bytes (see ``load``)."""
     try:
-        origin = str(origin_of(url))
+        origin = origin_of(url)
     except ValueError as exc:  # NoOrigin, or urlsplit's own (e.g. "Invalid IPv6 URL")
         raise UsageError(f"not a robots.txt URL: {url} ({exc})") from None
-    opener = urllib.request.build_opener(_NoRedirects)
-    current = url
-    for hop in range(max_redirects + 1):
-        answer = _get(opener, current, limit, hop)
-        if answer.location is None:
-            return _robots(url, origin, answer, limit)
-        current = urljoin(current, answer.location)
-        if urlsplit(current).scheme not in ("http", "https"):  # never file:, ftp: ... from a server's say-so
-            dead_end = _Answer(FetchResult(error=BAD_REDIRECT, redirects=hop + 1), None, f"redirect to {current}")
-            return _robots(url, origin, dead_end, limit)
-    loop = _Answer(FetchResult(error=TOO_MANY_REDIRECTS, redirects=max_redirects + 1), None,
-                   f"more than {max_redirects} redirects")
-    return _robots(url, origin, loop, limit)
+    download = _Download(limit)
+    # ``limit`` + 1: RobotsFetcher keeps at most its max_size bytes, and one more says the source was longer.
+    result = asyncio.run(RobotsFetcher(download, limit + 1, max_redirects).fetch(origin, url))
+    return _robots(url, str(origin), result, download, limit, max_redirects)
 
 
 class _NoRedirects(urllib.request.HTTPRedirectHandler):
-    """Redirects are counted and followed by ``fetch`` itself (SPEC 2.2), not by urllib."""
+    """Redirects are counted and followed by ``RobotsFetcher`` (SPEC 2.2), not by urllib."""
 
     def redirect_request(self, *args: Any, **kwargs: Any) -> None:
         return None
 
 
-@dataclass(frozen=True, slots=True)
-class _Answer:
-    """One GET: its result, the redirect target (None: not a redirect to follow), the problem in words, and the
-    response's Content-Type."""
+class _Download:
+    """``RobotsFetcher``'s download for the CLI, which runs no reactor: one urllib GET that follows no redirect and
+    reads at most ``limit`` + 1 bytes, raising for network errors. Keeps, for ``Robots``, the last answer's
+    Content-Type and the last network error in words."""
 
-    result: FetchResult
-    location: str | None
-    problem: str = ""
-    content_type: str | None = None
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.opener = urllib.request.build_opener(_NoRedirects)
+        self.content_type: str | None = None
+        self.problem = ""
+
+    async def __call__(self, request: Request) -> Response:
+        self.content_type, self.problem = None, ""
+        get = urllib.request.Request(request.url, headers={"User-Agent": FETCH_USER_AGENT})
+        try:
+            with self.opener.open(get, timeout=FETCH_TIMEOUT) as answer:
+                return self._response(request.url, answer.status, answer.headers, answer.read(self.limit + 1))
+        except urllib.error.HTTPError as exc:  # every non-2xx status, redirects included: no body needed
+            with exc:
+                return self._response(request.url, exc.code, exc.headers, b"")
+        except urllib.error.URLError as exc:
+            self.problem = f"network error ({exc.reason})"
+            if isinstance(exc.reason, BaseException):  # named for the cause: ConnectionRefusedError, gaierror...
+                raise exc.reason from exc
+            raise
+        except (OSError, http.client.HTTPException, ValueError) as exc:
+            self.problem = f"network error ({type(exc).__name__}: {exc})"
+            raise
+
+    def _response(self, url: str, status: int, headers: Message, body: bytes) -> Response:
+        self.content_type = headers.get("Content-Type")
+        # http.client decoded the header bytes as latin-1: back to those bytes, as Scrapy would have them.
+        raw = [(name, value.encode("latin-1", "replace")) for name, value in headers.items()]
+        return Response(url, status=status, headers=raw, body=body)
 
 
-def _get(opener: urllib.request.OpenerDirector, url: str, limit: int, hop: int) -> _Answer:
-    request = urllib.request.Request(url, headers={"User-Agent": FETCH_USER_AGENT})
-    try:
-        with opener.open(request, timeout=FETCH_TIMEOUT) as response:
-            body = response.read(limit + 1)
-            return _Answer(FetchResult(response.status, body, redirects=hop), None, "",
-                           response.headers.get("Content-Type"))
-    except urllib.error.HTTPError as exc:
-        with exc:
-            location = exc.headers.get("Location") if 300 <= exc.code < 400 else None
-            return _Answer(FetchResult(exc.code, redirects=hop), location)
-    except ValueError:  # an unreadable redirect target (e.g. "http://[::1")
-        return _Answer(FetchResult(error=BAD_REDIRECT, redirects=hop), None, f"redirect to unreadable URL {url!r}")
-    except urllib.error.URLError as exc:
-        error = exc.reason if isinstance(exc.reason, BaseException) else exc
-        return _Answer(FetchResult(error=type(error).__name__, redirects=hop), None, f"network error ({exc.reason})")
-    except (OSError, http.client.HTTPException) as exc:
-        name = type(exc).__name__
-        return _Answer(FetchResult(error=name, redirects=hop), None, f"network error ({name}: {exc})")
-
-
-def _robots(url: str, origin: str, answer: _Answer, limit: int) -> Robots:
+def _robots(url: str, origin: str, result: FetchResult, download: _Download, limit: int,
+            max_redirects: int) -> Robots:
     """What the fetch's result means (``policy.outcome_of``), in words for the user."""
-    result = answer.result
     outcome = outcome_of(result)
     hops = result.redirects
-    via = f" after {hops} redirect{'s' if hops != 1 else ''}" if hops and result.status is not None else ""
-    said = f"HTTP {result.status}{via}" if result.status is not None else answer.problem
+    if result.status is not None:
+        via = f" after {hops} redirect{'s' if hops != 1 else ''}" if hops else ""
+        said = f"HTTP {result.status}{via}"
+    elif result.error == TOO_MANY_REDIRECTS:
+        said = f"more than {max_redirects} redirects"
+    elif result.error == REDIRECT_LOOP:  # followed, it would never end
+        said = f"{result.refused}, so more than {max_redirects} redirects"
+    elif result.error == BAD_REDIRECT:
+        said = result.refused or "redirect refused"
+    else:
+        said = download.problem or f"network error ({result.error})"
     truncated = len(result.body) > limit
     if outcome is Outcome.RULES:
         detail = f"{said}, {size_detail(result.body, truncated)}"
@@ -169,7 +175,8 @@ def _robots(url: str, origin: str, answer: _Answer, limit: int) -> Robots:
         detail = f"{said}: no valid robots.txt (SPEC 2.2: like a 404), everything allowed"
     else:
         detail = f"{said}: temporarily unavailable, every URL of {origin} is disallowed until it can be fetched"
-    return Robots(url, outcome, detail, result.body, result.status, hops, origin, answer.content_type, truncated)
+    content_type = download.content_type if result.status is not None else None
+    return Robots(url, outcome, detail, result.body, result.status, hops, origin, content_type, truncated)
 
 
 def size_detail(body: bytes, truncated: bool, max_bytes: int = MAX_BYTES) -> str:
@@ -179,12 +186,3 @@ def size_detail(body: bytes, truncated: bool, max_bytes: int = MAX_BYTES) -> str
     size = f"more than {len(body) - 1} bytes" if truncated else f"{len(body)} bytes, more than {max_bytes}"
     return f"{size}: only the first {max_bytes} are used (SPEC 4.4)"
 
-
-def looks_like_html(body: bytes, content_type: str | None = None) -> bool:
-    """The body is an HTML page, not a robots.txt: it starts (after any BOM and whitespace) with ``<!doctype html``
-    or ``<html``, or it was served as ``text/html`` and starts with ``<``."""
-    text = body.removeprefix(_BOM)
-    if _HTML_START.match(text):
-        return True
-    served_as_html = (content_type or "").split(";")[0].strip().lower() == "text/html"
-    return served_as_html and text.lstrip().startswith(b"<")

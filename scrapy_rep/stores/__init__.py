@@ -20,7 +20,15 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from urllib.parse import parse_qsl, unquote, urlencode, urlsplit, urlunsplit
 
-from scrapy_rep.stores._base import FORMAT_VERSION, CorruptEntry, Entry, Outcome, Store, StoreError
+from scrapy_rep.stores._base import (
+    FORMAT_VERSION,
+    CorruptEntry,
+    Entry,
+    Outcome,
+    Store,
+    StoredEntry,
+    StoreError,
+)
 from scrapy_rep.stores.memory import MemoryStore
 from scrapy_rep.stores.sqlite import SQLiteStore
 
@@ -35,6 +43,7 @@ __all__ = [
     "SQLiteStore",
     "Store",
     "StoreError",
+    "StoredEntry",
     "open_store",
     "validate_store_uri",
 ]

@@ -104,6 +104,18 @@ class Entry:
         return cls.from_record(record)
 
 
+@dataclass(frozen=True, slots=True)
+class StoredEntry:
+    """One origin's record as a store holds it, for inspection (``scrapy-rep cache``): the entry, or ``None`` with
+    ``problem`` saying why the record cannot be read (an unknown format version, say); ``size`` is the stored
+    record's length in bytes."""
+
+    origin: str
+    entry: Entry | None
+    size: int
+    problem: str | None = None
+
+
 class StoreError(Exception):
     """The store could not be reached or answered wrongly. The middleware logs and counts it and carries on with
     its in-process cache; a store error never means "allow all"."""

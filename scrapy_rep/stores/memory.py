@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from collections import OrderedDict
+from collections.abc import AsyncIterator
 
-from ._base import Entry
+from ._base import Entry, StoredEntry
+from ._codec import encode
 
 
 class MemoryStore:
@@ -43,6 +45,19 @@ class MemoryStore:
 
     async def release_lease(self, origin: str, holder: str) -> None:
         return None
+
+    async def entries(self) -> AsyncIterator[StoredEntry]:
+        """Every entry, least recently used first, without touching their recency; ``size`` is what the record
+        would take in a persistent store."""
+        for entry in list(self._entries.values()):
+            yield StoredEntry(entry.origin, entry, len(encode(entry)))
+
+    async def inspect(self, origin: str) -> StoredEntry | None:
+        entry = self._entries.get(origin)
+        return None if entry is None else StoredEntry(origin, entry, len(encode(entry)))
+
+    async def delete(self, origin: str) -> bool:
+        return self._entries.pop(origin, None) is not None
 
     async def close(self) -> None:
         self._entries.clear()

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable
+import re
+from collections.abc import AsyncIterator, Callable
 
 import redis.asyncio
 from redis.asyncio.retry import Retry
@@ -21,8 +22,8 @@ from redis.exceptions import RedisError
 from scrapy.utils.reactor import is_reactor_installed
 
 from scrapy_rep._scrapy import asyncio_available
-from scrapy_rep.stores._base import CorruptEntry, Entry, StoreError
-from scrapy_rep.stores._codec import decode, encode
+from scrapy_rep.stores._base import CorruptEntry, Entry, StoredEntry, StoreError
+from scrapy_rep.stores._codec import decode, describe, encode
 
 logger = logging.getLogger(__name__)
 
@@ -49,6 +50,8 @@ return 0
 """
 
 _ERRORS = (RedisError, OSError, asyncio.TimeoutError)
+_PAGE = 500  # SCAN COUNT hint, and keys per MGET, when listing entries
+_GLOB_SPECIAL = re.compile(r"([*?\[\]\\])")
 
 
 class RedisStore:
@@ -109,6 +112,52 @@ class RedisStore:
     async def release_lease(self, origin: str, holder: str) -> None:
         try:
             await self._release(keys=[self._key("lease", origin)], args=[holder])
+        except _ERRORS as exc:
+            raise self._error(exc) from exc
+
+    async def entries(self) -> AsyncIterator[StoredEntry]:
+        """Every stored record, corrupt ones described (``scrapy-rep cache``), found with SCAN over this store's
+        key prefix (never KEYS, which blocks the server) and read with MGET a page at a time. SCAN may return a
+        key twice (listed once) and may miss keys written during the listing; keys that lapse meanwhile are
+        skipped."""
+        start = self._key("entry", "")
+        cut = len(start.encode("utf-8"))
+        seen: set[bytes] = set()
+        page: list[bytes] = []
+        try:
+            async for key in self._client.scan_iter(match=_GLOB_SPECIAL.sub(r"\\\1", start) + "*", count=_PAGE):
+                if key not in seen:
+                    seen.add(key)
+                    page.append(key)
+                if len(page) >= _PAGE:
+                    for stored in await self._read_page(page, cut):
+                        yield stored
+                    page = []
+            for stored in await self._read_page(page, cut):
+                yield stored
+        except _ERRORS as exc:
+            raise self._error(exc) from exc
+
+    async def _read_page(self, keys: list[bytes], cut: int) -> list[StoredEntry]:
+        if not keys:
+            return []
+        values = await self._client.mget(keys)
+        return [describe(key[cut:].decode("utf-8", "replace"), value)
+                for key, value in zip(keys, values, strict=True) if value is not None]
+
+    async def inspect(self, origin: str) -> StoredEntry | None:
+        """``origin``'s record, corrupt or not; ``None`` when there is none."""
+        try:
+            data = await self._client.get(self._key("entry", origin))
+        except _ERRORS as exc:
+            raise self._error(exc) from exc
+        return None if data is None else describe(origin, data)
+
+    async def delete(self, origin: str) -> bool:
+        """Remove ``origin``'s entry (its robots.txt is fetched again when next needed); ``False`` if there was
+        none. A fetch lease is left alone: it lapses by itself."""
+        try:
+            return bool(await self._client.delete(self._key("entry", origin)))
         except _ERRORS as exc:
             raise self._error(exc) from exc
 

@@ -15,16 +15,19 @@ import asyncio
 import logging
 import sqlite3
 import time
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 
-from scrapy_rep.stores._base import CorruptEntry, Entry, StoreError
-from scrapy_rep.stores._codec import decode, encode
+from scrapy_rep.stores._base import CorruptEntry, Entry, StoredEntry, StoreError
+from scrapy_rep.stores._codec import decode, describe, encode
 
 logger = logging.getLogger(__name__)
 
 T = TypeVar("T")
+
+#: Rows per statement when listing entries (keyset pages: no read transaction is held between pages).
+_PAGE = 500
 
 #: ``PRAGMA user_version`` of the table layout below; a file with another non-zero version is refused.
 SCHEMA_VERSION = 1
@@ -82,6 +85,31 @@ class SQLiteStore:
 
     async def release_lease(self, origin: str, holder: str) -> None:
         await self._run("DELETE FROM rep_leases WHERE origin = ? AND holder = ?", (origin, holder))
+
+    async def entries(self) -> AsyncIterator[StoredEntry]:
+        """Every stored record in origin order, corrupt ones described (``scrapy-rep cache``). Read a page at a
+        time, so crawlers writing meanwhile are not held up; an entry written during the listing may be missed."""
+        after = ""
+        while True:
+            rows, _ = await self._run(
+                "SELECT origin, record FROM rep_entries WHERE origin > ? ORDER BY origin LIMIT ?", (after, _PAGE)
+            )
+            for origin, record in rows:
+                yield describe(origin, record)
+            if len(rows) < _PAGE:
+                return
+            after = rows[-1][0]
+
+    async def inspect(self, origin: str) -> StoredEntry | None:
+        """``origin``'s record, corrupt or not; ``None`` when there is none."""
+        rows, _ = await self._run("SELECT record FROM rep_entries WHERE origin = ?", (origin,))
+        return describe(origin, rows[0][0]) if rows else None
+
+    async def delete(self, origin: str) -> bool:
+        """Remove ``origin``'s entry (its robots.txt is fetched again when next needed); ``False`` if there was
+        none. A fetch lease is left alone: it lapses by itself."""
+        _, changed = await self._run("DELETE FROM rep_entries WHERE origin = ?", (origin,))
+        return changed == 1
 
     async def close(self) -> None:
         await self._offload(self._disconnect)

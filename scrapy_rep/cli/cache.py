@@ -1,0 +1,271 @@
+"""``scrapy-rep cache list|show|purge|stats [--store URL]``: what a SQLite or Redis store holds, per origin.
+
+It reads the store through the store classes the middleware uses (``entries``, ``inspect``, ``delete``), so it
+works while crawlers use the same store. A record this release cannot read (another format version, say) is
+listed as ``corrupt``, never a crash.
+
+Exit codes: ``0`` done; ``1`` ``show``: origin not stored, its record corrupt, or a URL disallowed; ``purge``: an
+origin not stored, or the question not answered yes; ``2`` usage error or a store it cannot open (one line naming
+the store, any password as ``***``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import sys
+import time
+from collections import Counter
+from collections.abc import Awaitable, Callable, Sequence
+from datetime import datetime, timezone
+from fnmatch import fnmatchcase
+from typing import Any
+
+from scrapy_rep.origin import origin_of
+from scrapy_rep.stores import Outcome, StoredEntry, StoreError
+
+from ._cache_store import Browsable, open_browsable, project_store, redact
+from ._common import DEFAULT_TOKEN, EXIT_FINDINGS, EXIT_OK, UsageError, plural
+from ._crawlers import Crawler, crawler_of
+from ._fetch import Robots, size_detail
+from .check import check
+
+CORRUPT = "corrupt"
+OUTCOMES = [*(outcome.value for outcome in Outcome), CORRUPT]
+#: The keys of every ``cache list --json`` line (documented in docs/stores.md).
+JSON_KEYS = ("origin", "outcome", "status", "error", "fetched_at", "expires_at", "expired", "failures",
+             "first_failure_at", "bytes")
+
+
+def add_parser(commands: argparse._SubParsersAction[Any]) -> None:
+    """The ``cache`` subcommand and its own subcommands."""
+    cmd = commands.add_parser("cache", help="list, show, purge or count what a sqlite:// or redis:// store holds")
+    actions = cmd.add_subparsers(dest="action", required=True, parser_class=type(cmd))
+    store = argparse.ArgumentParser(add_help=False)
+    store.add_argument("--store", metavar="URL",
+                       help="the store, as REP_STORE (default: REP_STORE of the Scrapy project here)")
+    listing = actions.add_parser("list", parents=[store], help="every origin with its outcome and expiry")
+    listing.add_argument("--origin", metavar="GLOB", help="only origins matching GLOB ('https://*.example.com')")
+    listing.add_argument("--outcome", choices=OUTCOMES, help="only origins with this outcome")
+    listing.add_argument("--expired", action="store_true", help="only entries past their expiry")
+    listing.add_argument("--json", action="store_true", help="one JSON object per line per origin")
+    listing.set_defaults(run=run_list)
+    show = actions.add_parser("show", parents=[store], help="one origin's entry, robots.txt and URL decisions")
+    show.add_argument("origin", metavar="ORIGIN", help="the origin (or any URL on it)")
+    show.add_argument("urls", metavar="URL", nargs="*", help="URL or path to decide with the stored robots.txt")
+    show.add_argument("--user-agent", "-u", action="append", default=[], metavar="TOKEN",
+                      help=f"crawler token, as for check (repeatable); default {DEFAULT_TOKEN}")
+    show.set_defaults(run=run_show)
+    purge = actions.add_parser("purge", parents=[store], help="delete origins' entries (fetched again when needed)")
+    purge.add_argument("origins", metavar="ORIGIN", nargs="*", help="the origins (or URLs on them) to delete")
+    purge.add_argument("--all", action="store_true", help="delete every entry")
+    purge.add_argument("--yes", "-y", action="store_true", help="do not ask for confirmation")
+    purge.set_defaults(run=run_purge)
+    stats = actions.add_parser("stats", parents=[store], help="counts by outcome, bytes, expired entries")
+    stats.add_argument("--json", action="store_true", help="one JSON object")
+    stats.set_defaults(run=run_stats)
+
+
+def _with_store(args: argparse.Namespace, work: Callable[[Browsable], Awaitable[int]]) -> int:
+    """Open the store, run ``work`` on it in an asyncio loop, close it; a store failure is a usage error naming
+    the store (password hidden)."""
+    uri: str = args.store or project_store()
+
+    async def session() -> int:
+        store = open_browsable(uri)
+        try:
+            return await work(store)
+        finally:
+            with contextlib.suppress(StoreError):  # the error that matters was raised already
+                await store.close()
+
+    try:
+        return asyncio.run(session())
+    except StoreError as exc:
+        raise UsageError(f"cannot use store {redact(uri)}: {exc}", "scrapy-rep cache") from None
+
+
+def _stamp(epoch: float | None) -> str:
+    if epoch is None:
+        return "-"
+    return datetime.fromtimestamp(epoch, timezone.utc).strftime("%Y-%m-%d %H:%M:%SZ")
+
+
+def _is_expired(stored: StoredEntry, now: float) -> bool | None:
+    return None if stored.entry is None else not stored.entry.is_fresh(now)
+
+
+def as_json(stored: StoredEntry, now: float) -> dict[str, Any]:
+    """One ``cache list --json`` line; a corrupt record has outcome ``corrupt`` and its problem as ``error``."""
+    entry = stored.entry
+    if entry is None:
+        return dict.fromkeys(JSON_KEYS) | {"origin": stored.origin, "outcome": CORRUPT, "error": stored.problem,
+                                           "bytes": stored.size}
+    return {
+        "origin": stored.origin, "outcome": entry.outcome.value, "status": entry.status, "error": entry.error,
+        "fetched_at": entry.fetched_at, "expires_at": entry.expires_at, "expired": _is_expired(stored, now),
+        "failures": entry.failures, "first_failure_at": entry.first_failure_at, "bytes": stored.size,
+    }
+
+
+def _row(stored: StoredEntry, now: float) -> list[str]:
+    entry = stored.entry
+    if entry is None:
+        return [stored.origin, CORRUPT, stored.problem or "", "-", "-", "-"]
+    status = "-" if entry.status is None else str(entry.status)
+    if entry.error:
+        status = f"{status} {entry.error}"
+    expiry = _stamp(entry.expires_at) + (" (expired)" if _is_expired(stored, now) else "")
+    return [stored.origin, entry.outcome.value, status, _stamp(entry.fetched_at), expiry, str(entry.failures)]
+
+
+def _table(rows: Sequence[list[str]]) -> None:
+    header = ["ORIGIN", "OUTCOME", "STATUS", "FETCHED", "EXPIRES", "FAILURES"]
+    widths = [max(len(row[i]) for row in (header, *rows)) for i in range(len(header))]
+    for row in (header, *rows):
+        print("  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip())
+
+
+def _selected(stored: StoredEntry, args: argparse.Namespace, now: float) -> bool:
+    outcome = CORRUPT if stored.entry is None else stored.entry.outcome.value
+    return ((args.origin is None or fnmatchcase(stored.origin, args.origin))
+            and (args.outcome is None or outcome == args.outcome)
+            and (not args.expired or _is_expired(stored, now) is True))
+
+
+def run_list(args: argparse.Namespace) -> int:
+    now = time.time()
+
+    async def work(store: Browsable) -> int:
+        rows = []
+        async for stored in store.entries():
+            if not _selected(stored, args, now):
+                continue
+            if args.json:
+                print(json.dumps(as_json(stored, now)))
+            else:
+                rows.append(_row(stored, now))
+        if not args.json:
+            _table(rows)
+        return EXIT_OK
+
+    return _with_store(args, work)
+
+
+def _origin(value: str) -> str:
+    try:
+        return str(origin_of(value))
+    except ValueError:
+        raise UsageError(f"not an origin or URL: {value!r} (write it as https://example.com)") from None
+
+
+def _robots_of(stored: StoredEntry) -> Robots:
+    """The stored copy as ``check`` reads a robots.txt (its outcome, status and body)."""
+    entry = stored.entry
+    assert entry is not None
+    if entry.outcome is Outcome.RULES:
+        detail = size_detail(entry.body, truncated=False)
+    elif entry.outcome is Outcome.ALLOW_ALL:
+        detail = "no robots.txt in effect: everything allowed"
+    else:
+        detail = "robots.txt unavailable: the whole origin is disallowed for now"
+    return Robots(f"{stored.origin}/robots.txt (stored)", entry.outcome, detail, entry.body, entry.status,
+                  origin=stored.origin)
+
+
+def _print_entry(stored: StoredEntry, now: float) -> None:
+    entry = stored.entry
+    assert entry is not None
+    print(f"origin: {stored.origin}")
+    print(f"outcome: {entry.outcome.value}")
+    print(f"status: {'-' if entry.status is None else entry.status}" + (f" ({entry.error})" if entry.error else ""))
+    print(f"fetched: {_stamp(entry.fetched_at)}")
+    print(f"expires: {_stamp(entry.expires_at)}" + (" (expired)" if _is_expired(stored, now) else ""))
+    print(f"failures: {entry.failures}" + (f" since {_stamp(entry.first_failure_at)}" if entry.failures else ""))
+    print(f"stored: {plural(stored.size, 'byte')}")
+    body = entry.body.decode("utf-8", "replace")
+    print(f"--- robots.txt ({plural(len(entry.body), 'byte')}) ---")
+    print(body, end="" if body.endswith("\n") or not body else "\n")
+    print("---")
+
+
+def run_show(args: argparse.Namespace) -> int:
+    origin = _origin(args.origin)
+    crawlers = [crawler_of(value) for value in args.user_agent] or [Crawler((DEFAULT_TOKEN,))]
+
+    async def work(store: Browsable) -> int:
+        stored = await store.inspect(origin)
+        if stored is None:
+            print(f"{origin}: not in the store", file=sys.stderr)
+            return EXIT_FINDINGS
+        if stored.entry is None:
+            print(f"origin: {origin}\noutcome: {CORRUPT} ({stored.problem})\nstored: {plural(stored.size, 'byte')}")
+            return EXIT_FINDINGS
+        robots = _robots_of(stored)
+        results = check(robots, args.urls, crawlers)  # before any output: a URL off the origin is a usage error
+        _print_entry(stored, time.time())
+        for result in results:
+            print(result.as_text())
+        return EXIT_OK if all(result.allowed for result in results) else EXIT_FINDINGS
+
+    return _with_store(args, work)
+
+
+def _confirmed(question: str, yes: bool) -> bool:
+    if yes:
+        return True
+    if not sys.stdin.isatty():
+        raise UsageError("purge asks for confirmation and stdin is not a terminal: pass --yes", "scrapy-rep cache")
+    print(f"{question} [y/N] ", end="", file=sys.stderr, flush=True)
+    return sys.stdin.readline().strip().lower() in ("y", "yes")
+
+
+def run_purge(args: argparse.Namespace) -> int:
+    if args.all == bool(args.origins):
+        raise UsageError("purge needs ORIGIN... or --all (not both)", "scrapy-rep cache")
+    origins = [_origin(value) for value in args.origins]
+    args.store = args.store or project_store()
+    where = redact(args.store)
+    what = "every entry" if args.all else ", ".join(origins)
+    if not _confirmed(f"Delete {what} from {where}?", args.yes):
+        print("nothing deleted", file=sys.stderr)
+        return EXIT_FINDINGS
+
+    async def work(store: Browsable) -> int:
+        targets = [stored.origin async for stored in store.entries()] if args.all else origins
+        missing = [origin for origin in targets if not await store.delete(origin)]
+        deleted = len(targets) - len(missing)
+        print(f"deleted {deleted} {'entry' if deleted == 1 else 'entries'} from {where}")
+        for origin in missing if not args.all else []:
+            print(f"{origin}: not in the store", file=sys.stderr)
+        return EXIT_FINDINGS if missing and not args.all else EXIT_OK
+
+    return _with_store(args, work)
+
+
+def run_stats(args: argparse.Namespace) -> int:
+    now = time.time()
+
+    async def work(store: Browsable) -> int:
+        counts: Counter[str] = Counter({name: 0 for name in OUTCOMES})
+        total = expired = size = 0
+        async for stored in store.entries():
+            total += 1
+            size += stored.size
+            counts[CORRUPT if stored.entry is None else stored.entry.outcome.value] += 1
+            expired += _is_expired(stored, now) is True
+        document = {"origins": total, "outcomes": dict(counts), "expired": expired, "bytes": size}
+        if args.json:
+            print(json.dumps(document))
+            return EXIT_OK
+        print(f"origins: {total}")
+        for name in OUTCOMES:
+            print(f"  {name}: {counts[name]}")
+        print(f"expired: {expired}")
+        print(f"bytes: {size}")
+        return EXIT_OK
+
+    return _with_store(args, work)
+
