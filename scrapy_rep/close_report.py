@@ -20,6 +20,8 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from .outcome_log import plural
+
 if TYPE_CHECKING:
     from scrapy import Request
     from scrapy.statscollectors import StatsCollector
@@ -75,7 +77,7 @@ class CloseReport:
         for one in counts:
             one.decided += 1
             one.forbidden += 1
-            one.forbidden_by = _label(entry)
+            one.forbidden_by = entry.label
         if entry.origin in self._origins:
             self._rules[(entry.origin, where)] += 1
             if is_start_request(request):
@@ -86,11 +88,10 @@ class CloseReport:
     def dropped(self, state: OriginState, request: Request) -> None:
         """``request`` was dropped (or, in a dry run, would have been) waiting for its origin's robots.txt."""
         entry = state.entry
-        failing = entry is not None and entry.first_failure_at is not None and entry.failures > 0
         for one in self._counts(state.origin, request):
             one.decided += 1
             one.dropped += 1
-            one.dropped_by = _label(entry) if failing and entry is not None else "no answer yet"
+            one.dropped_by = entry.label if entry is not None and entry.failing else "no answer yet"
 
     def _counts(self, origin: str, request: Request) -> list[_Counts]:
         """The counters ``request`` adds to: its origin's (if tracked), and the start requests' if it is one."""
@@ -116,7 +117,7 @@ class CloseReport:
                  self._verb(), self._how(origin, counts), self._dry())
         if len(blocked) > WARNED_ORIGINS:
             _log(logging.WARNING, spider, "scrapy-rep: every request of %s %s forbidden or dropped by their "
-                 "robots.txt%s", _plural(len(blocked) - WARNED_ORIGINS, "more origin"), self._verb(), self._dry())
+                 "robots.txt%s", plural(len(blocked) - WARNED_ORIGINS, "more origin"), self._verb(), self._dry())
         if blocked:
             self.stats.set_value("rep/report/origins_all_blocked", len(blocked))
         if _all_blocked(self._start):
@@ -134,14 +135,14 @@ class CloseReport:
         shown = ", ".join(f"{origin} {count} ({self._rules_of(origin, count)})" for count, origin in
                           per_origin[:SUMMARY_ORIGINS])
         more = len(per_origin) - SUMMARY_ORIGINS
-        rest = f", and {_plural(more, 'more origin')}" if more > 0 else ""
+        rest = f", and {plural(more, 'more origin')}" if more > 0 else ""
         if self._untracked:
             self.stats.set_value("rep/report/untracked_forbidden", self._untracked)
             rest += (f"; {self._untracked} of origins past the first {MAX_TRACKED_ORIGINS} not detailed "
                      "(bounded memory)")
         verb = "forbade" if self.enforce else "would have forbidden"
-        _log(logging.INFO, spider, "robots.txt %s %s of %s at close%s: %s%s", verb, _plural(total, "request"),
-             _plural(len(per_origin), "origin"), "" if self.enforce else " (dry run)", shown, rest)
+        _log(logging.INFO, spider, "robots.txt %s %s of %s at close%s: %s%s", verb, plural(total, "request"),
+             plural(len(per_origin), "origin"), "" if self.enforce else " (dry run)", shown, rest)
 
     # -- wording -------------------------------------------------------------------------------------------------
 
@@ -165,7 +166,7 @@ class CloseReport:
         if len(rules) == 1 and rules[0][0] == total:
             return rules[0][1]
         text = ", ".join(f"{count} by {where}" for count, where in rules[:TOP_RULES])
-        return text + (f" and {_plural(len(rules) - TOP_RULES, 'more rule')}" if len(rules) > TOP_RULES else "")
+        return text + (f" and {plural(len(rules) - TOP_RULES, 'more rule')}" if len(rules) > TOP_RULES else "")
 
     def _start_detail(self) -> str:
         ranked = sorted(self._start_origins.items(), key=lambda item: (-item[1].blocked, item[0]))
@@ -177,7 +178,7 @@ class CloseReport:
                 words.append(f"{counts.dropped} dropped waiting for robots.txt ({counts.dropped_by})")
             parts.append(f"{origin} {', '.join(words)}")
         more = len(ranked) - SUMMARY_ORIGINS
-        return ", ".join(parts) + (f" and {_plural(more, 'more origin')}" if more > 0 else "") or "origins not tracked"
+        return ", ".join(parts) + (f" and {plural(more, 'more origin')}" if more > 0 else "") or "origins not tracked"
 
     def _verb(self) -> str:
         return "was" if self.enforce else "would have been"
@@ -197,12 +198,6 @@ def is_start_request(request: Request) -> bool:
     return bool(request.meta.get("depth", 0) == 0)
 
 
-def _label(entry: Entry) -> str:
-    return str(entry.status) if entry.status is not None else str(entry.error)
-
-
-def _plural(count: int, noun: str) -> str:
-    return f"{count} {noun}{'' if count == 1 else 's'}"
 
 
 def _log(level: int, spider: Any, message: str, *args: Any) -> None:

@@ -52,7 +52,7 @@ class DryRun:
         if state.origin not in self._not_holding:
             self._not_holding.add(state.origin)
             logger.info("%s robots.txt %s: dry run (REP_ENFORCE = False): its requests would be held; they go on",
-                        state.origin, _label(state.entry), extra={"spider": spider})
+                        state.origin, state.entry.label if state.entry else "?", extra={"spider": spider})
         return True
 
     def recovered(self, state: OriginState) -> None:
@@ -87,7 +87,3 @@ class DryRun:
         return True
 
 
-def _label(entry: Entry | None) -> str:
-    if entry is None:
-        return "?"
-    return str(entry.status) if entry.status is not None else str(entry.error)

@@ -18,6 +18,11 @@ logger = logging.getLogger("scrapy_rep.middleware")
 _UNITS = ((900.0, 1.0, "s"), (3 * 3600.0, 60.0, "min"), (72 * 3600.0, 3600.0, "h"), (float("inf"), 86_400.0, "d"))
 
 
+def plural(count: int, word: str) -> str:
+    """``1 line``, ``2 lines``."""
+    return f"{count} {word}{'' if count == 1 else 's'}"
+
+
 def format_duration(seconds: float) -> str:
     """A delay as every log line shows it: ``0.2 s``, ``1.5 s``, ``15 s``, ``600 s``, ``20 min``, ``24 h``,
     ``30 d``. Seconds up to 15 min (the default REP_HOLD_TIMEOUT reads ``600 s``); below 10 units one decimal (two
@@ -49,7 +54,7 @@ class OutcomeLog:
         if previous == key:
             return
         self._logged[origin] = key
-        label = (str(entry.status) if entry.status is not None else str(entry.error)) + via(fetched)
+        label = entry.label + via(fetched)
         plain = previous is None and entry.outcome is Outcome.RULES and not entry.failures
         logger.log(logging.DEBUG if plain else logging.INFO, "%s robots.txt %s: %s%s", origin, label,
                    self._meaning(entry), refusal(fetched), extra={"spider": spider})

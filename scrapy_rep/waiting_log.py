@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, TypeGuard, cast
 
 from twisted.internet.task import LoopingCall
 
-from .outcome_log import format_duration
+from .outcome_log import format_duration, plural
 from .policy import should_hold
 from .state import OriginState, State
 
@@ -100,7 +100,7 @@ class WaitingLog:
         else:
             drops.closing += 1
         entry = state.entry
-        drops.status, drops.attempts = (_label(entry), entry.failures) if _failing(entry) else ("no answer yet", 0)
+        drops.status, drops.attempts = (entry.label, entry.failures) if _failing(entry) else ("no answer yet", 0)
         self._deadlines.get(state.origin, {}).pop(waiter, None)
         self._check(state, announce=why == TIMEOUT)
 
@@ -111,11 +111,11 @@ class WaitingLog:
         ranked = sorted(self._drops.items(), key=lambda item: (-item[1].total, item[0]))
         for origin, drops in ranked[:SUMMARY_ORIGINS]:
             self._log(logging.WARNING, "robots.txt unavailable: dropped %s of %s (%s)",
-                      _plural(drops.total, "held request"), origin, self._why(drops))
+                      plural(drops.total, "held request"), origin, self._why(drops))
         rest = ranked[SUMMARY_ORIGINS:]
         if rest:
             self._log(logging.WARNING, "robots.txt unavailable: dropped %s of %s more",
-                      _plural(sum(drops.total for _, drops in rest), "held request"), _plural(len(rest), "origin"))
+                      plural(sum(drops.total for _, drops in rest), "held request"), plural(len(rest), "origin"))
 
     # -- the lines -----------------------------------------------------------------------------------------------
 
@@ -129,15 +129,15 @@ class WaitingLog:
         origins = ", ".join(f"{state.origin} ({self._describe(state, count, now)})" for count, state in worst)
         more = f" and {len(counts) - len(worst)} more" if len(counts) > len(worst) else ""
         total = sum(count for count, _ in counts)
-        return f"robots.txt: {_plural(total, 'request')} held for {_plural(len(counts), 'origin')}; {origins}{more}"
+        return f"robots.txt: {plural(total, 'request')} held for {plural(len(counts), 'origin')}; {origins}{more}"
 
     def _describe(self, state: OriginState, count: int, now: float) -> str:
         """``12 requests, 503, 3 attempts, next retry in 60 s, drops from 480 s``; ``2 requests, fetching
         robots.txt, drops from 590 s`` while a first fetch is in flight."""
-        words = [_plural(count, "request")]
+        words = [plural(count, "request")]
         entry = state.entry
         if _failing(entry):
-            words += [_label(entry), _plural(entry.failures, "attempt")]
+            words += [entry.label, plural(entry.failures, "attempt")]
             due = entry.expires_at - now  # a held origin's retry is scheduled at its entry's expiry
             words.append(f"next retry in {format_duration(due)}" if state.state is State.HOLDING else "retrying now")
         else:
@@ -154,7 +154,7 @@ class WaitingLog:
             reasons.append(f"{drops.timeout} at REP_HOLD_TIMEOUT {format_duration(self.hold_timeout)}")
         if drops.closing:
             reasons.append(f"{drops.closing} at spider close")
-        status = f"{drops.status} after {_plural(drops.attempts, 'attempt')}" if drops.attempts else drops.status
+        status = f"{drops.status} after {plural(drops.attempts, 'attempt')}" if drops.attempts else drops.status
         return f"{status}; {', '.join(reasons)}"
 
     # -- bookkeeping ---------------------------------------------------------------------------------------------
@@ -201,12 +201,6 @@ class WaitingLog:
 
 def _failing(entry: Entry | None) -> TypeGuard[Entry]:
     """The origin's last robots.txt attempts failed (SPEC 2.2 server or network error)."""
-    return entry is not None and entry.first_failure_at is not None and entry.failures > 0
+    return entry is not None and entry.failing
 
 
-def _label(entry: Entry) -> str:
-    return str(entry.status) if entry.status is not None else str(entry.error)
-
-
-def _plural(count: int, noun: str) -> str:
-    return f"{count} {noun}{'' if count == 1 else 's'}"

@@ -30,6 +30,3 @@ class UsageError(Exception):
         self.prog = prog
 
 
-def plural(count: int, word: str) -> str:
-    """``1 line``, ``2 lines``."""
-    return f"{count} {word}{'' if count == 1 else 's'}"

@@ -24,10 +24,11 @@ from fnmatch import fnmatchcase
 from typing import Any
 
 from scrapy_rep.origin import origin_of
+from scrapy_rep.outcome_log import plural
 from scrapy_rep.stores import Outcome, StoredEntry, StoreError
 
 from ._cache_store import Browsable, open_browsable, project_store, redact
-from ._common import DEFAULT_TOKEN, EXIT_FINDINGS, EXIT_OK, UsageError, plural
+from ._common import DEFAULT_TOKEN, EXIT_FINDINGS, EXIT_OK, UsageError
 from ._crawlers import Crawler, crawler_of
 from ._fetch import Robots, size_detail
 from .check import check

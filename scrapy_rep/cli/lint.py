@@ -10,9 +10,10 @@ from collections.abc import Sequence
 from typing import Any
 
 from scrapy_rep.matcher import LineKind, ParsedLine, ParseReport, report
+from scrapy_rep.outcome_log import plural
 from scrapy_rep.stores import Outcome
 
-from ._common import EXIT_FINDINGS, EXIT_OK, EXIT_UNAVAILABLE, MAX_BYTES, READ_LIMIT, plural
+from ._common import EXIT_FINDINGS, EXIT_OK, EXIT_UNAVAILABLE, MAX_BYTES, READ_LIMIT
 from ._fetch import Robots, load, looks_like_html
 from ._lint_lines import RULES, Finding, line_findings
 

@@ -49,6 +49,16 @@ class Entry:
     first_failure_at: float | None = None
     failures: int = 0
 
+    @property
+    def label(self) -> str:
+        """The status of the last attempt, or its error name, as log lines show it."""
+        return str(self.status) if self.status is not None else str(self.error)
+
+    @property
+    def failing(self) -> bool:
+        """The last robots.txt attempts failed (SPEC 2.2 server or network error); a kept copy may be in use."""
+        return self.first_failure_at is not None and self.failures > 0
+
     def is_fresh(self, now: float) -> bool:
         return now < self.expires_at
 
