@@ -15,8 +15,11 @@ internal                                             used for                   
                                                      place (SPEC 2.3)                            downloader place, as
 ``ExecutionEngine._slot.nextcall.schedule()``        parking: let the engine pull the next       with Scrapy's built-in
                                                      request at once                             (``parking``)
-``ExecutionEngine._slot.closing``                    parking: parked requests are dropped once
-                                                     the engine starts closing
+``ExecutionEngine._slot.closing``                    parking: waiting requests are handed back
+                                                     or dropped once the engine starts closing
+``ExecutionEngine._slot.scheduler``: ``.dqs``        at close, waiting requests go back to a      they are dropped at
+(Scrapy's, with JOBDIR), ``.persist`` (scrapy-       scheduler that keeps its queue; REP_MAX_     close; REP_MAX_PARKED
+redis's); its class's module                         PARKED's default for a shared queue          10,000
 ``Downloader.slots[key].delay``,                     the opt-in crawl-delay (SPEC 6.5) as the    crawl-delay not
 ``Downloader.per_slot_settings``                     slot's download delay                       applied
                                                                                                  (``crawl_delay``)
@@ -133,11 +136,23 @@ async def _awaited(result: Any) -> None:
         await result
 
 
+def is_shared_scheduler(scheduler_class: Any) -> bool:
+    """``scheduler_class`` (a class or its import path, as the SCHEDULER setting holds it) is scrapy-redis's
+    scheduler or a subclass: a fleet's shared queue."""
+    if isinstance(scheduler_class, str):
+        try:
+            scheduler_class = load_object(scheduler_class)
+        except (ImportError, AttributeError, NameError, ValueError):
+            return False  # Scrapy itself reports a SCHEDULER it cannot load
+    return any(cls.__module__.startswith("scrapy_redis.") for cls in getattr(scheduler_class, "__mro__", ()))
+
+
 #: The private attribute names Internals reads, in one place: a Scrapy that renames one degrades that feature.
 ENGINE_SLOT = "_slot"  # ExecutionEngine._slot: .closing (a Deferred once closing), .nextcall.schedule()
 DOWNLOADER_ACTIVE = "active"  # Downloader.active: the set of requests in the downloader
 DOWNLOADER_SLOTS = "slots"  # Downloader.slots: key -> Slot, whose .delay is the download delay
 DOWNLOADER_PER_SLOT = "per_slot_settings"  # Downloader.per_slot_settings: key -> settings of slots created later
+SCHEDULER_DISK_QUEUE = "dqs"  # scrapy.core.scheduler.Scheduler.dqs: its disk queue with JOBDIR, else None
 
 
 class Internals:
@@ -186,6 +201,23 @@ class Internals:
         slot = getattr(self.crawler.engine, ENGINE_SLOT, None)
         if slot is not None:
             slot.nextcall.schedule()
+
+    # -- the scheduler (engine._slot.scheduler) ----------------------------------------------------------------
+
+    def _scheduler(self) -> Any:
+        return getattr(getattr(self.crawler.engine, ENGINE_SLOT, None), "scheduler", None)
+
+    def scheduler_is_shared(self) -> bool:
+        """The scheduler's queue is shared by a fleet of workers: scrapy-redis's scheduler (or a subclass)."""
+        return is_shared_scheduler(type(self._scheduler()))
+
+    def scheduler_keeps_queue(self) -> bool:
+        """The scheduler's queue outlives this process: Scrapy's scheduler with a disk queue (JOBDIR), or
+        scrapy-redis's with SCHEDULER_PERSIST. Unknown schedulers are assumed not to."""
+        scheduler = self._scheduler()
+        if self.scheduler_is_shared():
+            return bool(getattr(scheduler, "persist", False))
+        return getattr(scheduler, SCHEDULER_DISK_QUEUE, None) is not None
 
     def engine_closing(self) -> bool:
         """True once the engine has begun closing the spider (or has no slot any more)."""

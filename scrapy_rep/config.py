@@ -18,7 +18,8 @@ from scrapy.exceptions import NotConfigured
 from scrapy.settings import BaseSettings
 from scrapy.utils.misc import load_object
 
-from .stores import DEFAULT_MAX_ORIGINS, InvalidStoreURI, validate_store_uri
+from .stores import DEFAULT_MAX_ORIGINS, InvalidStoreURI, RedisTarget, redact, validate_store_uri
+from .stores.redis_target import InvalidRedisSetting, is_settings_form, target_from_settings
 from .tokens import InvalidToken, Tokens, tokens_from_settings
 
 DAY = 86_400.0
@@ -77,15 +78,20 @@ class Config:
     unavailable_retry_max_delay: float = 600.0
     retry_after_max: float = 3600.0
     hold_timeout: float = 600.0
-    max_parked: int = 10_000
+    #: REP_MAX_PARKED; None: 10,000, or CONCURRENT_REQUESTS with a fleet's shared queue (parking.py).
+    max_parked: int | None = None
     unreachable_allow_after: float = 30 * DAY
     obey_crawl_delay: bool = False
     max_crawl_delay: float = 60.0
     not_found_heuristic: bool = False
     store: str = "memory"
+    #: The server of ``REP_STORE = "redis"`` (the bare word), from scrapy-redis's REDIS_* settings; else None.
+    redis: RedisTarget | None = None
     memory_max_origins: int = DEFAULT_MAX_ORIGINS
     store_poll_interval: float = 1.0
-    store_lease_ttl: float = 300.0
+    #: REP_STORE_LEASE_TTL: a fetch lease's lifetime, renewed every third of it while its fetch runs
+    #: (refresh.py), so a crashed holder blocks its origin for at most this long plus one poll interval.
+    store_lease_ttl: float = 15.0
     clock: Clock | None = None
     #: REP_ROBOTS_REQUEST: called with each robots.txt request (each hop) before it is sent (robots_request.py).
     robots_request: RobotsRequestHook | None = None
@@ -118,14 +124,15 @@ class Config:
             ),
             retry_after_max=read.seconds("REP_RETRY_AFTER_MAX", cls.retry_after_max, minimum=0.001),
             hold_timeout=read.seconds("REP_HOLD_TIMEOUT", cls.hold_timeout, minimum=0.001),
-            max_parked=read.integer("REP_MAX_PARKED", cls.max_parked, minimum=0),
+            max_parked=None if settings.get("REP_MAX_PARKED") is None else read.integer("REP_MAX_PARKED", 0, minimum=0),
             unreachable_allow_after=read.seconds(
                 "REP_UNREACHABLE_ALLOW_AFTER", cls.unreachable_allow_after, minimum=0
             ),
             obey_crawl_delay=read.boolean("REP_OBEY_CRAWL_DELAY", cls.obey_crawl_delay),
             max_crawl_delay=read.seconds("REP_MAX_CRAWL_DELAY", cls.max_crawl_delay, minimum=0),
             not_found_heuristic=read.boolean("REP_5XX_NOT_FOUND_HEURISTIC", cls.not_found_heuristic),
-            store=_store_uri(settings.get("REP_STORE", cls.store)),
+            store=(store := _store_uri(settings.get("REP_STORE", cls.store))),
+            redis=_redis_target(settings, store),
             memory_max_origins=read.integer("REP_MEMORY_MAX_ORIGINS", cls.memory_max_origins, minimum=1),
             store_poll_interval=read.seconds("REP_STORE_POLL_INTERVAL", cls.store_poll_interval, minimum=0.001),
             store_lease_ttl=read.seconds("REP_STORE_LEASE_TTL", cls.store_lease_ttl, minimum=0.001),
@@ -193,14 +200,28 @@ def _max_size(read: _Reader) -> int:
 def _store_uri(value: Any) -> str:
     """SPEC 3.2/8.4: a store URI the factory can open (checked without connecting)."""
     uri = str(value or "").strip()
-    scheme = urlsplit(uri).scheme or uri
+    shown = redact(value) if isinstance(value, str) else value  # never a password in a message
+    parts = urlsplit(uri)
+    scheme = parts.scheme or parts.path  # the bare "memory" and "redis" (with a query: "redis?prefix=P")
     if scheme not in STORE_SCHEMES:
-        raise ConfigError("REP_STORE", value, f"the store must be one of {', '.join(STORE_SCHEMES)} (a URI)")
+        raise ConfigError("REP_STORE", shown, f"the store must be one of {', '.join(STORE_SCHEMES)} (a URI)")
     try:
         validate_store_uri(uri)
     except InvalidStoreURI as exc:
-        raise ConfigError("REP_STORE", value, exc.why) from None
+        raise ConfigError("REP_STORE", shown, exc.why) from None
     return uri
+
+
+def _redis_target(settings: BaseSettings, store: str) -> RedisTarget | None:
+    """SPEC 3.2: ``REP_STORE = "redis"`` reuses scrapy-redis's REDIS_URL / REDIS_HOST / REDIS_PORT / REDIS_DB /
+    REDIS_PARAMS (stores/redis_target.py); a bad one is a ConfigError naming it, without its password."""
+    parts = urlsplit(store)
+    if not is_settings_form(parts.scheme, parts.netloc, parts.path):
+        return None
+    try:
+        return target_from_settings(settings)
+    except InvalidRedisSetting as exc:
+        raise ConfigError(exc.setting, exc.value, exc.why) from None
 
 
 def unknown_settings(settings: BaseSettings) -> list[tuple[str, str | None]]:

@@ -4,8 +4,10 @@
 the cache key, ``state`` says what a request of the origin does now, ``refresh`` gets a current entry (the store,
 another crawler's fetch, or ``fetch`` through the engine), ``policy`` turns a download into a cached ``Entry``, the
 matcher decides. A request whose origin has no usable entry yet waits, *parked* outside the downloader's slots
-(``parking``); while requests are parked the spider is kept open (``spider_idle`` -> ``DontCloseSpider``); when
-the spider closes they are dropped. Scrapy internals are reached only through ``_scrapy``.
+(``parking``); once decided, an allowed parked request goes back through the scheduler, which paces it; while
+requests are parked the spider is kept open (``spider_idle`` -> ``DontCloseSpider``); when the spider closes they
+go back to a scheduler that keeps its queue (JOBDIR, scrapy-redis), else they are dropped. Scrapy internals are
+reached only through ``_scrapy``.
 
 Whatever goes wrong while an origin's robots.txt is fetched, parsed or adopted, the origin never stays pending: an
 unexpected exception is logged at ERROR with its traceback, counted (``rep/internal_errors/<step>``) and treated as
@@ -37,16 +39,17 @@ from .internal_errors import InternalErrors
 from .matcher import Robots, parse
 from .origin import ROBOTS_PATH, NoOrigin, Origin, origin_of, origin_of_parts
 from .outcome_log import OutcomeLog
-from .parking import Parking
+from .parking import AT_CLOSE, RELEASED, Parking, came_from_scheduler, mark_scheduled
 from .policy import has_copy, should_hold
 from .refresh import Refresher
 from .robots_request import RobotsRequests
 from .soft404 import Soft404Log
 from .spider_robots import KeepingFetcher, answer_from_copy, is_own_robots_url
 from .state import Event, OriginState, State
-from .stores import Entry, Outcome, Store, open_store
+from .stores import Entry, Outcome, Store
+from .stores.startup import open_crawler_store
 from .tokens import Tokens
-from .waiting_log import CLOSING, TIMEOUT, WaitingLog
+from .waiting_log import CLOSING, REQUEUE, TIMEOUT, WaitingLog
 
 if TYPE_CHECKING:
     from scrapy import Request, Spider
@@ -71,7 +74,7 @@ class RobotsMiddleware:
         assert crawler.stats is not None
         self.stats: StatsCollector = crawler.stats
         self.internals = _scrapy.Internals(crawler, self.stats)
-        self.parking = Parking(self.internals, config.max_parked, on_closing=lambda: self._drop_all(CLOSING))
+        self.parking = Parking(self.internals, self.stats, config.max_parked, on_closing=self._engine_closing)
         fetcher = KeepingFetcher(self._download, config.max_size, config.max_redirects, lambda k: self.origins.get(k))
         self._robots_requests = RobotsRequests(config.robots_request)  # REP_ROBOTS_REQUEST; never a browser page
         self.refresher = Refresher(store, fetcher, config, clock, self.stats)
@@ -85,6 +88,7 @@ class RobotsMiddleware:
         self._closed = False  # after spider_closed: no more fetches or retries
         self._robots_in_flight = 0  # the bytes_received handler is connected only while this is positive
         crawler.signals.connect(self._spider_idle, signal=signals.spider_idle)
+        crawler.signals.connect(mark_scheduled, signal=signals.request_scheduled)
         crawler.signals.connect(self._spider_closed, signal=signals.spider_closed)
 
     @classmethod
@@ -95,24 +99,31 @@ class RobotsMiddleware:
         try:
             config = Config.from_settings(crawler.settings)
             check_middlewares(crawler.settings)
+            clock = config.clock or _reactor()
+            store = open_crawler_store(config, clock)  # a Redis store: the asyncio reactor and one PING (startup.py)
         except ConfigError as exc:
             logger.critical("scrapy-rep: %s; the crawl cannot start", exc)
             raise
         tokens = Tokens(config.user_agents, config.user_agent_source)
         logger.log(logging.INFO if tokens.tokens else logging.WARNING, "scrapy-rep: %s", tokens.summary())
+        if config.store == "memory" and _scrapy.is_shared_scheduler(crawler.settings.get("SCHEDULER")):
+            logger.warning("scrapy-rep: SCHEDULER is scrapy-redis's (a fleet's shared queue) but REP_STORE is "
+                           "'memory': every worker downloads each robots.txt itself; REP_STORE = 'redis' shares one "
+                           "copy and one fetch per origin across the fleet (README, Running a fleet)")
         for name, known in unknown_settings(crawler.settings):
             hint = f" (did you mean {known}?)" if known else ""
             logger.warning("scrapy-rep: unknown setting %s%s: ignored", name, hint)
-        clock = config.clock or _reactor()
-        store = open_store(config.store, max_origins=config.memory_max_origins, clock=clock.seconds)
         return cls(crawler, config, store, clock)
 
     # -- deciding requests ---------------------------------------------------------------------------------------
 
-    async def process_request(self, request: Request, spider: Spider | None = None) -> Response | None:
-        """SPEC 8.1-8.2: pass through, allow, or raise IgnoreRequest; every checked request counts once."""
+    async def process_request(self, request: Request, spider: Spider | None = None) -> Response | Request | None:
+        """SPEC 8.1-8.2: pass through, allow, or raise IgnoreRequest; every checked request counts once. A request
+        that waited may come back as a Request: handed back to the scheduler (parking.py)."""
         if ROBOTS_META_KEY in request.meta:
             return None  # our own robots.txt download (or one of its redirect hops): not a checked request
+        if self.parking.decided_here(request):
+            return None  # allowed when released from waiting, and counted then; now paced by the scheduler
         self.stats.inc_value("rep/requests/checked")
         if request.meta.get("dont_obey_robotstxt"):
             return self._pass_through("dont_obey_robotstxt")
@@ -131,18 +142,33 @@ class RobotsMiddleware:
             and state.entry.expires_at > self.clock.seconds()
         ):
             self.stats.inc_value("rep/cache/hits")
-            snapshot: _Snapshot | None = (state.entry, state.robots)
+            snapshot: _Snapshot = (state.entry, state.robots)
         elif parts.path != ROBOTS_PATH and (at_once := self._dry_run.snapshot_now(state)) is not None:
             snapshot = at_once  # dry run: a failing robots.txt holds nothing
         else:
-            snapshot = await self._wait_for_entry(origin, request)  # a robots.txt request waits as pages do
-        if snapshot is None:
-            return None  # dry run: sent undecided at REP_HOLD_TIMEOUT (dry_run.py)
-        if parts.path == ROBOTS_PATH:  # a spider's own robots.txt request: answered from our copy (spider_robots)
-            self._pass_through("robots_txt")
-            return answer_from_copy(request, snapshot[0], self.origins.get(origin.key), self.stats)
+            return await self._waited(request, origin, robots_url=parts.path == ROBOTS_PATH)
+        if parts.path == ROBOTS_PATH:
+            return self._answer(request, origin, snapshot)
         self._decide(request, *snapshot)
         return None
+
+    async def _waited(self, request: Request, origin: Origin, *, robots_url: bool) -> Response | Request | None:
+        """Wait for the origin's entry (a robots.txt request waits as pages do), then answer, decide, or hand the
+        request back to the scheduler: an allowed parked one so it is paced, and any at a persistent close."""
+        result, parked = await self._wait_for_entry(origin, request)
+        if result is None:
+            return None  # dry run: sent undecided at REP_HOLD_TIMEOUT (dry_run.py)
+        if result == REQUEUE:
+            return self.parking.requeue(request, AT_CLOSE)
+        if robots_url:
+            return self._answer(request, origin, result)
+        self._decide(request, *result)
+        return self.parking.requeue(request, RELEASED) if parked else None
+
+    def _answer(self, request: Request, origin: Origin, snapshot: _Snapshot) -> Response | None:
+        """A spider's own robots.txt request: answered from our copy (spider_robots)."""
+        self._pass_through("robots_txt")
+        return answer_from_copy(request, snapshot[0], self.origins.get(origin.key), self.stats)
 
     def _pass_through(self, reason: str) -> Response | None:
         self.stats.inc_value("rep/requests/passed_through")
@@ -161,8 +187,9 @@ class RobotsMiddleware:
 
     # -- waiting -------------------------------------------------------------------------------------------------
 
-    async def _wait_for_entry(self, origin: Origin, request: Request) -> _Snapshot | None:
-        """Park ``request`` until its origin has a usable entry (SPEC 2.1, 2.3); drop it after REP_HOLD_TIMEOUT."""
+    async def _wait_for_entry(self, origin: Origin, request: Request) -> tuple[Any, bool]:
+        """Park ``request`` until its origin has a usable entry (SPEC 2.1, 2.3); drop it after REP_HOLD_TIMEOUT.
+        Returns the snapshot (None: sent undecided by a dry run; REQUEUE) and whether it was parked."""
         key = origin.key
         state = self.origins.get(key)
         if state is None:
@@ -174,29 +201,30 @@ class RobotsMiddleware:
         elif state.state is State.READY:  # expired
             self.stats.inc_value("rep/cache/refreshes")
             self._start_fetch(state, origin, Event.EXPIRED)
-        waiter: Deferred[Any] = Deferred()
-        state.waiters[waiter] = None
-        self._waiting_log.held(state, waiter)
-        timer = self.clock.callLater(self.config.hold_timeout, self._give_up, state, waiter, TIMEOUT)
-        parked = self.parking.park(request)
-        try:
-            result = await maybe_deferred_to_future(waiter)
-        finally:
-            if timer.active():
-                timer.cancel()
-            if parked:
-                self.parking.unpark(request)
+        result, parked = await self._hold(state, request)
         if result in (TIMEOUT, CLOSING):
             self._report.dropped(state, request)
             if result == TIMEOUT and self._dry_run.sends_after_timeout(request, state, self.crawler.spider):
-                return None
+                return None, parked
             self.stats.inc_value("rep/requests/dropped_after_hold")
             self.stats.inc_value(f"rep/requests/dropped_after_hold/{result}")
             logger.info("Dropped after waiting for %s robots.txt (%s, state %s): %s", key, result,
                         state.state.value, request.url, extra={"spider": self.crawler.spider})
             raise IgnoreRequest(f"{key} robots.txt unavailable ({result})")
-        snapshot: _Snapshot = result
-        return snapshot
+        return result, parked
+
+    async def _hold(self, state: OriginState, request: Request) -> tuple[Any, bool]:
+        waiter: Deferred[Any] = Deferred()
+        state.waiters[waiter] = request
+        self._waiting_log.held(state, waiter)
+        timer = self.clock.callLater(self.config.hold_timeout, self._give_up, state, waiter, TIMEOUT)
+        parked = self.parking.wait(request)
+        try:
+            return await maybe_deferred_to_future(waiter), parked
+        finally:
+            if timer.active():
+                timer.cancel()
+            self.parking.done(request, parked)
 
     def _evict_beyond_bound(self) -> None:
         """Keep at most REP_MEMORY_MAX_ORIGINS origins in process: forget the oldest idle READY one (its entry stays
@@ -214,7 +242,9 @@ class RobotsMiddleware:
     def _give_up(self, state: OriginState, waiter: Deferred[Any], why: str) -> None:
         state.waiters.pop(waiter, None)
         if not waiter.called:
-            if self.config.enforce or why == CLOSING:  # a dry run sends it at REP_HOLD_TIMEOUT instead
+            if why == REQUEUE:
+                self._waiting_log.requeued(state, waiter)
+            elif self.config.enforce or why == CLOSING:  # a dry run sends it at REP_HOLD_TIMEOUT instead
                 self._waiting_log.dropped(state, waiter, why)
             waiter.callback(why)
 
@@ -222,6 +252,15 @@ class RobotsMiddleware:
         for state in self.origins.values():
             for waiter in list(state.waiters):
                 self._give_up(state, waiter, why)
+
+    def _engine_closing(self) -> None:
+        """The engine began closing: hand the waiting requests back to a scheduler that keeps its queue, else drop
+        them. Only requests that came from the scheduler go back: one from ``engine.download`` would come straight
+        back through the middleware while the engine closes."""
+        keeps = self.internals.scheduler_keeps_queue()
+        for state in self.origins.values():
+            for waiter, request in list(state.waiters.items()):
+                self._give_up(state, waiter, REQUEUE if keeps and came_from_scheduler(request) else CLOSING)
 
     def _spider_idle(self) -> None:
         if self.parking.parked:
@@ -320,6 +359,7 @@ class RobotsMiddleware:
     async def _spider_closed(self, reason: str) -> None:
         self._closed = True
         self._drop_all(CLOSING)
+        self.parking.close()  # one INFO line when requests went back to a persistent queue
         counts: dict[str, int] = {}
         for state in self.origins.values():
             if state.retry_call is not None and state.retry_call.active():
@@ -331,7 +371,7 @@ class RobotsMiddleware:
         logger.info("robots.txt origins at close: %s", summary, extra={"spider": self.crawler.spider})
         self._waiting_log.close()  # WARNING per origin whose held requests were dropped
         self._report.close(self.crawler.spider)  # WARNING when robots.txt stopped everything; INFO forbidden counts
-        await self.refresher.call("close")
+        await self.refresher.close()
 
 
 def _reactor() -> Clock:

@@ -77,7 +77,7 @@ class OriginState:
     state: State = State.UNKNOWN
     entry: Entry | None = None
     robots: Any = None
-    waiters: dict[Any, None] = field(default_factory=dict)  # insertion-ordered set: O(1) removal on timeout
+    waiters: dict[Any, Any] = field(default_factory=dict)  # waiter Deferred -> its request; O(1) removal
     retry_call: Any = None
     robots_response: Any = None  # spider_robots.KeptResponse: status and headers for spiders' own requests (memory)
 

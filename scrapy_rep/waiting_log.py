@@ -40,6 +40,8 @@ logger = logging.getLogger("scrapy_rep.middleware")
 #: Why held requests are dropped (the waiter's result and the ``dropped_after_hold/<why>`` stat).
 TIMEOUT = "timeout"
 CLOSING = "closing"
+#: A held request's result when the spider closes and the scheduler keeps its queue: handed back, not dropped.
+REQUEUE = "requeue"
 #: How many origins (the most held requests first) the periodic line details.
 WORST_ORIGINS = 3
 #: How many origins the close summary names one line each; the others are summed on one more line.
@@ -103,6 +105,11 @@ class WaitingLog:
         drops.status, drops.attempts = (entry.label, entry.failures) if _failing(entry) else ("no answer yet", 0)
         self._deadlines.get(state.origin, {}).pop(waiter, None)
         self._check(state, announce=why == TIMEOUT)
+
+    def requeued(self, state: OriginState, waiter: Any) -> None:
+        """``waiter`` (already out of ``state.waiters``) went back to the scheduler at close: not a drop."""
+        self._deadlines.get(state.origin, {}).pop(waiter, None)
+        self._check(state, announce=False)
 
     def close(self) -> None:
         """At spider close (after every held request was dropped): stop the periodic line; WARNING per origin

@@ -13,7 +13,7 @@ from twisted.internet.task import Clock
 
 from scrapy_rep.body import check_middlewares
 from scrapy_rep.config import DAY, SETTINGS, Config, ConfigError, unknown_settings
-from scrapy_rep.stores import InvalidStoreURI, validate_store_uri
+from scrapy_rep.stores import InvalidStoreURI, RedisTarget, validate_store_uri
 
 
 def config(**settings: Any) -> Config:
@@ -25,6 +25,7 @@ def test_defaults() -> None:
     assert c.user_agents == ("Scrapy",)  # SPEC 6.4: product token of Scrapy's default USER_AGENT
     assert (c.cache_ttl, c.max_size, c.max_redirects, c.unreachable_allow_after) == (DAY, 512_000, 5, 30 * DAY)
     assert (c.obey_crawl_delay, c.not_found_heuristic, c.store, c.clock) == (False, False, "memory", None)
+    assert (c.store_lease_ttl, c.store_poll_interval, c.redis) == (15, 1, None)  # renewed every 5 s (refresh.py)
 
 
 def test_obey_false_is_not_configured() -> None:
@@ -149,6 +150,23 @@ MESSAGES: list[tuple[dict[str, Any], str]] = [
      f"REP_STORE='redis://localhost/zero': the Redis database must be a number, got 'zero'; {_EXPECTED_STORE}"),
     ({"REP_STORE": "redis://localhost?keep_days=-1"},
      f"REP_STORE='redis://localhost?keep_days=-1': keep_days must be a positive number of days; {_EXPECTED_STORE}"),
+    ({"REP_STORE": "redis://:secret@localhost/zero"},  # a password is never shown
+     f"REP_STORE='redis://:***@localhost/zero': the Redis database must be a number, got 'zero'; {_EXPECTED_STORE}"),
+    ({"REP_STORE": "memcached://user:secret@cache"},
+     "REP_STORE='memcached://user:***@cache': the store must be one of memory, sqlite, redis, rediss (a URI)"),
+    ({"REP_STORE": "redis?prefx=a:"}, f"REP_STORE='redis?prefx=a:': unknown option(s) 'prefx=a%3A'; {_EXPECTED_STORE}"),
+    ({"REP_STORE": "redis", "REDIS_PARAMS": "not json"},
+     "REDIS_PARAMS='not json': expected a dict of redis-py client parameters"),
+    ({"REP_STORE": "redis", "REDIS_PARAMS": '{"password": "secret"'},
+     "REDIS_PARAMS='***': expected a dict of redis-py client parameters"),
+    ({"REP_STORE": "redis", "REDIS_PORT": "63 79"}, "REDIS_PORT='63 79': the Redis port must be an integer"),
+    ({"REP_STORE": "redis", "REDIS_PARAMS": {"db": "first", "password": "secret"}},
+     "REDIS_PARAMS={'db': 'first', 'password': '***'}: the Redis db must be an integer"),
+    ({"REP_STORE": "redis", "REDIS_URL": 42}, "REDIS_URL=42: expected a redis://, rediss:// or unix:// URL"),
+    ({"REP_STORE": "redis", "REDIS_URL": "redis://:secret@cache:port"},
+     "REDIS_URL='redis://:***@cache:port': Port could not be cast to integer value as 'port'"),
+    ({"REP_STORE": "redis", "REDIS_URL": "http://:secret@cache"},
+     "REDIS_URL='http://:***@cache': expected a redis://, rediss:// or unix:// URL"),
     ({"REP_CLOCK": "tomorrow"},
      "REP_CLOCK='tomorrow': expected an IReactorTime provider such as twisted.internet.task.Clock (or a callable "
      "returning one)"),
@@ -179,6 +197,36 @@ def test_each_message_names_the_setting_and_value_once(settings: dict[str, Any],
         config(**settings)
     assert str(raised.value) == message
     assert occurrences(raised.value.setting, message) == 1
+    assert "secret" not in message
+
+
+@pytest.mark.parametrize(
+    ("settings", "target"),
+    [
+        ({}, RedisTarget(None, {}, "REDIS_HOST")),  # scrapy-redis's default: localhost:6379, database 0
+        ({"REDIS_URL": "rediss://:pw@cache:6380/1", "REDIS_HOST": "other", "REDIS_PARAMS": {"ssl_cert_reqs": "none"}},
+         RedisTarget("rediss://:pw@cache:6380/1", {"ssl_cert_reqs": "none", "host": "other"}, "REDIS_URL")),
+        ({"REDIS_HOST": "cache", "REDIS_PORT": "7000", "REDIS_DB": 2,
+          "REDIS_PARAMS": {"host": "params-host", "db": 5, "password": "pw", "username": "u", "socket_timeout": 30,
+                           "socket_connect_timeout": 30, "retry_on_timeout": True, "encoding": "latin-1",
+                           "decode_responses": True, "redis_cls": "redis.Redis"}},
+         RedisTarget(None, {"host": "cache", "port": "7000", "db": 2, "password": "pw", "username": "u"},
+                     "REDIS_HOST")),
+        ({"REDIS_PARAMS": '{"port": 7001}', "REDIS_HOST": ""}, RedisTarget(None, {"port": 7001}, "REDIS_HOST")),
+        ({"REDIS_PARAMS": {"url": "redis://cache/1"}}, RedisTarget("redis://cache/1", {}, "REDIS_PARAMS")),
+    ],
+)
+def test_bare_redis_takes_scrapy_redis_settings(settings: dict[str, Any], target: RedisTarget) -> None:
+    """SPEC 3.2: ``REP_STORE = "redis"`` reads REDIS_* as scrapy-redis does (REDIS_URL/HOST/PORT/DB over
+    REDIS_PARAMS; empty ones unset); the store's own timeouts, retry and bytes replies replace those it sets."""
+    c = config(REP_STORE="redis?prefix=fleet:", **settings)
+    assert (c.store, c.redis) == ("redis?prefix=fleet:", target)
+    assert "pw" not in repr(c.redis)
+
+
+def test_redis_settings_are_read_only_for_the_bare_form() -> None:
+    assert config(REP_STORE="redis://localhost/0", REDIS_URL=42).redis is None
+    assert config(REDIS_PORT="not read").redis is None
 
 
 def test_the_redis_package_message(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -246,11 +294,15 @@ def test_every_config_error_raise_site_is_covered() -> None:
     """A new ``raise ConfigError`` (or store-URI error) must come with a row above: count the sites."""
     package = Path(__file__).resolve().parents[1] / "scrapy_rep"
     sources = {path.name: path.read_text(encoding="utf-8") for path in (
-        package / "config.py", package / "body.py", package / "tokens.py", package / "stores" / "__init__.py")}
-    sites = sum(len(re.findall(r"raise (ConfigError|InvalidToken|InvalidStoreURI|_invalid)\(", text))
-                for text in sources.values())
-    # config.py 13 (the InvalidToken and InvalidStoreURI re-raises included), body.py 3, tokens.py 1, stores 8
-    assert sites == 25
+        package / "config.py", package / "body.py", package / "tokens.py", package / "stores" / "__init__.py",
+        package / "stores" / "redis_target.py")}
+    sites = sum(len(re.findall(r"raise (ConfigError|InvalidToken|InvalidStoreURI|InvalidRedisSetting|_invalid)\(",
+                               text)) for text in sources.values())
+    # config.py 14 (the InvalidToken, InvalidStoreURI and InvalidRedisSetting re-raises included), body.py 3,
+    # tokens.py 1, stores/__init__.py 9 (the bare 'redis' without its server: tests/stores/test_open_store.py),
+    # stores/redis_target.py 5. The start-up checks (TWISTED_REACTOR, PING) are tests/stores/test_startup.py's and
+    # test_redis_store.py's.
+    assert sites == 32
 
 
 @pytest.mark.parametrize(

@@ -10,6 +10,9 @@
   ``redis`` extra and Scrapy's asyncio reactor. Query: ``prefix`` (key prefix, default ``rep:``), ``timeout``
   (connect and command timeout in seconds, default 1), ``keep_days`` (how long entries outlive their expiry,
   default 31).
+- ``redis`` (the bare word, same query): the Redis server of scrapy-redis's settings (``REDIS_URL``, else
+  ``REDIS_HOST``/``REDIS_PORT``/``REDIS_DB``, with ``REDIS_PARAMS``: redis_target.py), given to ``open_store``
+  as ``redis=``.
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ from scrapy_rep.stores._base import (
     StoreError,
 )
 from scrapy_rep.stores.memory import MemoryStore
+from scrapy_rep.stores.redis_target import RedisTarget, is_settings_form, redact
 from scrapy_rep.stores.sqlite import SQLiteStore
 
 __all__ = [
@@ -40,11 +44,13 @@ __all__ = [
     "InvalidStoreURI",
     "MemoryStore",
     "Outcome",
+    "RedisTarget",
     "SQLiteStore",
     "Store",
     "StoreError",
     "StoredEntry",
     "open_store",
+    "redact",
     "validate_store_uri",
 ]
 
@@ -56,11 +62,13 @@ _DEFAULT_REDIS_TIMEOUT = 1.0  # a dead or hung Redis is reported after about twi
 _DEFAULT_PREFIX = "rep:"
 _DEFAULT_KEEP_DAYS = 31.0  # past SPEC 2.2's default 30 days, so the last good copy is still there when needed
 _EXPECTED = "expected 'memory', 'sqlite:///path/to/file.db' or 'redis://host:port/db'"
+_NO_TARGET = ("the bare 'redis' takes its server from scrapy-redis's REDIS_URL / REDIS_HOST settings, which the "
+              "caller did not pass (open_store(..., redis=...))")
 
 
 class InvalidStoreURI(ValueError):
-    """A ``REP_STORE`` value this release cannot open. ``str()`` names the setting and the value; ``why`` is the
-    rest, for a caller (the config) that names them itself."""
+    """A ``REP_STORE`` value this release cannot open. ``str()`` names the setting and the value (any password
+    as ``***``); ``why`` is the rest, for a caller (the config) that names them itself."""
 
     def __init__(self, value: object, why: str, message: str | None = None) -> None:
         super().__init__(message or f"REP_STORE={value!r}: {why}")
@@ -75,7 +83,7 @@ class _SQLiteSpec:
 
 @dataclass(frozen=True)
 class _RedisSpec:
-    url: str  # without our own query parameters, as redis-py reads it
+    target: RedisTarget | None  # the URL without our own query parameters; None: scrapy-redis's settings
     prefix: str
     timeout: float
     keep: float
@@ -88,18 +96,27 @@ def validate_store_uri(uri: str) -> None:
 
 
 def open_store(
-    uri: str, *, max_origins: int = DEFAULT_MAX_ORIGINS, clock: Callable[[], float] = time.time
+    uri: str,
+    *,
+    max_origins: int = DEFAULT_MAX_ORIGINS,
+    clock: Callable[[], float] = time.time,
+    redis: RedisTarget | None = None,
 ) -> Store:
     """The store ``uri`` names. Nothing is connected yet: connection failures surface as ``StoreError`` from
-    the store's methods. ``max_origins`` bounds the memory store; ``clock`` (epoch seconds) dates SQLite leases
-    and Redis key lifetimes."""
+    the store's methods (``startup.open_crawler_store`` checks the server at start-up). ``max_origins`` bounds
+    the memory store; ``clock`` (epoch seconds) dates SQLite leases and Redis key lifetimes; ``redis`` is the
+    server of the bare ``redis`` form (``redis_target.target_from_settings``), required by it, unused otherwise.
+    A Redis store under a non-asyncio Twisted reactor is a ``ConfigError`` naming ``TWISTED_REACTOR``."""
     spec = _parse(uri)
     if isinstance(spec, _SQLiteSpec):
         return SQLiteStore(spec.path, clock=clock, timeout=spec.timeout)
     if isinstance(spec, _RedisSpec):
         from scrapy_rep.stores.redis_store import RedisStore  # the optional ``redis`` extra
 
-        return RedisStore(spec.url, prefix=spec.prefix, timeout=spec.timeout, keep=spec.keep, clock=clock)
+        target = spec.target or redis
+        if target is None:
+            raise InvalidStoreURI(uri, _NO_TARGET)
+        return RedisStore(target, prefix=spec.prefix, timeout=spec.timeout, keep=spec.keep, clock=clock)
     return MemoryStore(max_origins)
 
 
@@ -116,6 +133,8 @@ def _parse(uri: str) -> _SQLiteSpec | _RedisSpec | None:
     except ValueError as exc:
         raise _invalid(uri, str(exc)) from None
     query = dict(parse_qsl(parts.query, keep_blank_values=True))
+    if is_settings_form(parts.scheme, parts.netloc, parts.path):
+        return _parse_redis(uri, "", "", "", query)
     if parts.scheme == "sqlite":
         return _parse_sqlite(uri, parts.netloc, parts.path, query)
     if parts.scheme in ("redis", "rediss"):
@@ -134,6 +153,7 @@ def _parse_sqlite(uri: str, netloc: str, path: str, query: dict[str, str]) -> _S
 
 
 def _parse_redis(uri: str, scheme: str, netloc: str, path: str, query: dict[str, str]) -> _RedisSpec:
+    """A ``redis://`` URI, or the bare ``redis`` form when ``scheme`` is empty."""
     if importlib.util.find_spec("redis") is None:
         raise _invalid(uri, "a redis store needs the redis package: pip install 'scrapy-rep[redis]'")
     db = path.lstrip("/")
@@ -141,7 +161,7 @@ def _parse_redis(uri: str, scheme: str, netloc: str, path: str, query: dict[str,
         raise _invalid(uri, f"the Redis database must be a number, got {db!r}")
     _reject_unknown(uri, query, {"prefix", "timeout", "keep_days"})
     return _RedisSpec(
-        url=urlunsplit((scheme, netloc, path, "", "")),
+        target=RedisTarget(urlunsplit((scheme, netloc, path, "", ""))) if scheme else None,
         prefix=query.get("prefix", _DEFAULT_PREFIX),
         timeout=_positive(uri, query, "timeout", _DEFAULT_REDIS_TIMEOUT),
         keep=_positive(uri, query, "keep_days", _DEFAULT_KEEP_DAYS) * 86400,
@@ -168,4 +188,4 @@ def _positive(uri: str, query: dict[str, str], name: str, default: float) -> flo
 
 
 def _invalid(uri: str, reason: str) -> InvalidStoreURI:
-    return InvalidStoreURI(uri, f"{reason}; {_EXPECTED}")
+    return InvalidStoreURI(redact(uri), f"{reason}; {_EXPECTED}")

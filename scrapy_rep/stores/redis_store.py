@@ -4,8 +4,9 @@ The asyncio client needs a running asyncio event loop: under Scrapy that is the 
 (``TWISTED_REACTOR = "twisted.internet.asyncioreactor.AsyncioSelectorReactor"``, Scrapy's default).
 
 Keys: ``{prefix}entry:{origin}`` holds the compressed JSON record (``_codec``), ``{prefix}lease:{origin}`` the
-fetch lease's holder.
+fetch lease's holder (docs/stores.md lists them beside scrapy-redis's keys).
 Lease lifetimes are Redis server time (``PX``), not the crawler's clock.
+The server (``RedisTarget``) is named in messages, logs and stats without its password.
 """
 
 from __future__ import annotations
@@ -14,16 +15,21 @@ import asyncio
 import logging
 import re
 from collections.abc import AsyncIterator, Callable
+from typing import Any, TypeVar
 
+import redis
 import redis.asyncio
-from redis.asyncio.retry import Retry
+import redis.asyncio.retry
+import redis.retry
 from redis.backoff import NoBackoff
 from redis.exceptions import RedisError
 from scrapy.utils.reactor import is_reactor_installed
 
 from scrapy_rep._scrapy import asyncio_available
+from scrapy_rep.config import ConfigError
 from scrapy_rep.stores._base import CorruptEntry, Entry, StoredEntry, StoreError
 from scrapy_rep.stores._codec import decode, describe, encode
+from scrapy_rep.stores.redis_target import RedisTarget
 
 logger = logging.getLogger(__name__)
 
@@ -50,12 +56,13 @@ return 0
 """
 
 _ERRORS = (RedisError, OSError, asyncio.TimeoutError)
+_Client = TypeVar("_Client", redis.Redis, redis.asyncio.Redis)
 _PAGE = 500  # SCAN COUNT hint, and keys per MGET, when listing entries
 _GLOB_SPECIAL = re.compile(r"([*?\[\]\\])")
 
 
 class RedisStore:
-    """Entries and fetch leases in the Redis database at ``url``.
+    """Entries and fetch leases in the Redis database ``target`` names.
 
     ``timeout`` bounds connecting and every command, so a dead server raises ``StoreError`` within about twice
     that (one retry on a fresh connection rides over a server restart). Entries are kept for ``keep`` seconds
@@ -64,20 +71,23 @@ class RedisStore:
     """
 
     def __init__(
-        self, url: str, *, prefix: str, timeout: float, keep: float, clock: Callable[[], float]
+        self, target: RedisTarget, *, prefix: str, timeout: float, keep: float, clock: Callable[[], float]
     ) -> None:
         require_asyncio_reactor()
         self.corrupt_records = 0
+        self.target = target
+        self._timeout = timeout
         self._prefix = prefix
         self._keep = keep
         self._clock = clock
-        self._client = redis.asyncio.Redis.from_url(
-            url, socket_timeout=timeout, socket_connect_timeout=timeout, retry=Retry(NoBackoff(), 1)
+        self._client: redis.asyncio.Redis = _client(
+            redis.asyncio.Redis, target, timeout, redis.asyncio.retry.Retry(NoBackoff(), 1)
         )
-        # How messages name the server: without the password, with redis-py's defaults filled in.
-        kw = self._client.connection_pool.connection_kwargs
-        scheme = url.partition(":")[0]
-        self.where = f"{scheme}://{kw.get('host', 'localhost')}:{kw.get('port', 6379)}/{kw.get('db', 0)}"
+        pool = self._client.connection_pool
+        kw = pool.connection_kwargs
+        self._password = str(kw.get("password") or "")
+        #: How messages name the server: without the password, with redis-py's defaults filled in.
+        self.where = _where(pool.connection_class.__name__, kw)
         self._acquire = self._client.register_script(_ACQUIRE)
         self._release = self._client.register_script(_RELEASE)
 
@@ -170,18 +180,49 @@ class RedisStore:
     def _key(self, kind: str, origin: str) -> str:
         return f"{self._prefix}{kind}:{origin}"
 
+    def ping(self) -> None:
+        """One PING now, with redis-py's synchronous client and this store's timeout (the start-up check, before
+        any event loop runs); ``StoreError`` if the server does not answer it."""
+        client: redis.Redis = _client(redis.Redis, self.target, self._timeout, redis.retry.Retry(NoBackoff(), 0))
+        try:
+            client.ping()
+        except _ERRORS as exc:
+            raise self._error(exc) from exc
+        finally:
+            client.close()
+
     def _error(self, exc: BaseException) -> StoreError:
-        return StoreError(f"Redis store {self.where}: {exc!r}")
+        """The store error for ``exc``: names the server, never its password (redis-py's messages do not
+        include it; scrubbed in case one ever does)."""
+        message = f"Redis store {self.where}: {type(exc).__name__}: {exc}"
+        return StoreError(message.replace(self._password, "***") if self._password else message)
 
 
 def require_asyncio_reactor() -> None:
     """redis.asyncio needs asyncio's event loop: fine inside a running loop, or under the asyncio reactor; a
-    store opened outside any loop with another Twisted reactor installed could never run."""
+    store opened outside any loop with another Twisted reactor installed could never run: a ``ConfigError``
+    naming ``TWISTED_REACTOR`` and the reactor installed (SPEC 8.4)."""
     if is_reactor_installed() and not asyncio_available():
-        raise ValueError(
-            "REP_STORE: a redis:// store needs Scrapy's asyncio reactor; set TWISTED_REACTOR = "
-            '"twisted.internet.asyncioreactor.AsyncioSelectorReactor", which is Scrapy\'s default'
-        )
+        from twisted.internet import reactor
+
+        installed = f"{type(reactor).__module__}.{type(reactor).__qualname__}"
+        raise ConfigError("TWISTED_REACTOR", installed, "a Redis store (REP_STORE) needs Scrapy's asyncio reactor: "
+                          "set 'twisted.internet.asyncioreactor.AsyncioSelectorReactor', Scrapy's default")
+
+
+def _client(cls: type[_Client], target: RedisTarget, timeout: float, retry: Any) -> _Client:
+    """A ``cls`` (redis-py's asyncio or synchronous client) for ``target``, with the store's own timeouts and
+    retry (``redis_target.OURS``), and bytes replies."""
+    kw = {**target.params, "socket_timeout": timeout, "socket_connect_timeout": timeout, "retry": retry}
+    return cls.from_url(target.url, **kw) if target.url is not None else cls(**kw)
+
+
+def _where(connection_class: str, kw: dict[str, Any]) -> str:
+    """The server as messages name it: scheme, host, port and database, or the socket path; no password."""
+    if "path" in kw:
+        return f"unix://{kw['path']}?db={kw.get('db', 0)}"
+    scheme = "rediss" if "SSL" in connection_class else "redis"
+    return f"{scheme}://{kw.get('host', 'localhost')}:{kw.get('port', 6379)}/{kw.get('db', 0)}"
 
 
 def _ms(seconds: float) -> int:

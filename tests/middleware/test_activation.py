@@ -11,6 +11,7 @@ import pytest_twisted
 from scrapy import signals
 from scrapy.crawler import Crawler
 from scrapy.downloadermiddlewares.robotstxt import RobotsTxtMiddleware
+from scrapy.utils.test import get_crawler
 
 from scrapy_rep import RobotParser, RobotsBodyMiddleware, RobotsMiddleware, robots_parsed
 from scrapy_rep.config import ConfigError
@@ -265,3 +266,16 @@ async def test_the_robots_request_goes_through_the_projects_other_middlewares_sp
     assert hit.headers["x-project"] == "yes"
     assert hit.headers["user-agent"].startswith("TestBot/1.0")
     assert "gzip" in hit.headers["accept-encoding"]
+
+
+@pytest.mark.parametrize(("store", "warned"), [("memory", True), ("sqlite:///./fleet.db", False)])
+def test_a_fleet_scheduler_with_a_memory_store_is_warned_about(store: str, warned: bool,
+                                                               caplog: pytest.LogCaptureFixture) -> None:
+    """scrapy-redis's shared queue with an in-process cache: every worker would download each robots.txt itself."""
+    pytest.importorskip("scrapy_redis")
+    caplog.set_level(logging.WARNING, logger="scrapy_rep.middleware")
+    settings = {"ROBOTSTXT_OBEY": True, "ADDONS": {"scrapy_rep.Addon": 0}, "REP_STORE": store,
+                "SCHEDULER": "scrapy_redis.scheduler.Scheduler"}
+    RobotsMiddleware.from_crawler(get_crawler(ListSpider, settings))
+    lines = [r.getMessage() for r in caplog.records if "SCHEDULER is scrapy-redis's" in r.getMessage()]
+    assert len(lines) == (1 if warned else 0), lines

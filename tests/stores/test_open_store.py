@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from scrapy_rep.stores import MemoryStore, SQLiteStore, open_store, validate_store_uri
+from scrapy_rep.stores import InvalidStoreURI, MemoryStore, RedisTarget, SQLiteStore, open_store, validate_store_uri
 from scrapy_rep.stores.redis_store import RedisStore
 
 from .storetools import run
@@ -72,6 +72,9 @@ def test_redis(uri: str, where: str) -> None:
         ("redis://localhost?prefx=rep:", "unknown option"),
         ("redis://localhost?keep_days=-1", "keep_days must be a positive number of days"),
         ("redis://localhost?timeout=nan", "timeout must be a positive"),
+        ("redis?prefx=rep:", "unknown option"),
+        ("redis?timeout=0", "timeout must be a positive"),
+        ("redis/0", "unknown store"),
     ],
 )
 def test_malformed_uri_is_refused_naming_the_setting_and_value(uri: str, reason: str) -> None:
@@ -80,6 +83,43 @@ def test_malformed_uri_is_refused_naming_the_setting_and_value(uri: str, reason:
             call(uri)
         assert repr(uri) in str(raised.value)
         assert reason in str(raised.value)
+
+
+@pytest.mark.parametrize(
+    ("uri", "target", "where"),
+    [
+        ("redis", RedisTarget(None, {"host": "cache.internal", "port": 7000, "db": 2}, "REDIS_HOST"),
+         "redis://cache.internal:7000/2"),
+        ("redis?prefix=x:&timeout=0.3", RedisTarget("rediss://:pw@cache.internal/1", {}, "REDIS_URL"),
+         "rediss://cache.internal:6379/1"),
+        ("redis", RedisTarget(None, {"ssl": True, "password": "pw"}, "REDIS_HOST"), "rediss://localhost:6379/0"),
+        ("redis", RedisTarget("unix:///run/redis.sock?db=4", {}, "REDIS_URL"), "unix:///run/redis.sock?db=4"),
+    ],
+)
+def test_the_bare_redis_form_opens_the_server_it_is_given(uri: str, target: RedisTarget, where: str) -> None:
+    """``REP_STORE = "redis"``: the server comes from scrapy-redis's settings (the config reads them), the store's
+    own options from the query."""
+
+    async def scenario() -> RedisStore:
+        store = open_store(uri, redis=target)
+        assert isinstance(store, RedisStore)
+        await store.close()
+        return store
+
+    assert run(scenario()).where == where
+
+
+def test_the_bare_redis_form_needs_its_server() -> None:
+    with pytest.raises(InvalidStoreURI, match=r"^REP_STORE='redis\?prefix=x:': the bare 'redis' takes its server "):
+        open_store("redis?prefix=x:")
+
+
+def test_a_password_is_never_shown_in_a_refusal() -> None:
+    for uri in ("redis://:secret@localhost:port/0", "redis://user:secret@localhost/0?prefx=1",
+                "sqlite://user:secret@host/x.db"):
+        with pytest.raises(InvalidStoreURI) as raised:
+            validate_store_uri(uri)
+        assert "secret" not in str(raised.value) and ":***@" in str(raised.value)
 
 
 def test_non_string_is_refused() -> None:

@@ -113,5 +113,6 @@ def test_a_non_asyncio_reactor_is_refused_naming_twisted_reactor() -> None:
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert done.returncode == 1
-    assert "ValueError: REP_STORE: a redis:// store needs Scrapy's asyncio reactor" in done.stderr
-    assert "TWISTED_REACTOR" in done.stderr
+    assert ("scrapy_rep.config.ConfigError: TWISTED_REACTOR='twisted.internet.selectreactor.SelectReactor': a "
+            "Redis store (REP_STORE) needs Scrapy's asyncio reactor: set "
+            "'twisted.internet.asyncioreactor.AsyncioSelectorReactor', Scrapy's default") in done.stderr

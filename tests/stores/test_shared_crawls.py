@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 import pytest_twisted
+import redis
 from twisted.internet import defer
 from twisted.internet.task import Clock
 from twisted.internet.utils import getProcessOutputAndValue
@@ -134,6 +135,37 @@ async def test_redis_outage_mid_crawl_keeps_the_rules_already_known(redis_server
     assert (known.hits_for("/robots.txt"), new.hits_for("/robots.txt")) == (1, 1)
     assert result.stat("rep/store/errors") >= 1
     assert result.stat("rep/store/errors/get") >= 1
+    result.assert_accounted()
+
+
+@pytest_twisted.ensureDeferred
+async def test_the_crawl_uses_redis_again_once_it_is_back(redis_server: RedisServer, sites: Any) -> None:
+    """Redis dies mid-crawl and comes back on the same port (empty): during the outage a new origin's robots.txt
+    is fetched without the store and obeyed, the errors counted (SPEC 3.2: never "allow all"); once Redis is back
+    the store is used again: the next new origin's outcome is written there, and its lease released."""
+    first, during, after = sites(), sites(), sites()
+    for site in (first, during, after):
+        site.route("/robots.txt", robots(RULES))
+
+    def restart_once_during_is_decided() -> bool:
+        if not during.hits_for("/a"):
+            return False  # its robots.txt is still being handled (requests parked): wait
+        redis_server.start()
+        return True
+
+    phases = [
+        (redis_server.kill, [during.url("/a"), during.url("/private/1")]),
+        (restart_once_during_is_decided, [after.url("/a"), after.url("/private/1")]),
+    ]
+    result = await crawl([first.url("/a")], REP_STORE=f"{redis_server.url}?timeout=0.5",
+                         spider_kwargs={"phases": phases})
+
+    assert sorted(result.downloaded) == sorted([first.url("/a"), during.url("/a"), after.url("/a")])
+    assert sorted(url for url, _ in result.failed) == sorted([during.url("/private/1"), after.url("/private/1")])
+    assert [site.hits_for("/robots.txt") for site in (first, during, after)] == [1, 1, 1]
+    assert result.stat("rep/store/errors") >= 1
+    with redis.Redis(port=redis_server.port) as client:
+        assert client.keys() == [f"rep:entry:{after.origin()}".encode()]  # no lease left behind
     result.assert_accounted()
 
 

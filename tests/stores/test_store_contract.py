@@ -142,6 +142,28 @@ def test_sqlite_lease_of_a_dead_holder_lapses_on_the_injected_clock(sqlite_backe
     assert run(scenario()) == [True, False, True]
 
 
+def test_sqlite_renewal_extends_the_lease_from_now(sqlite_backend: Backend) -> None:
+    """The holder's acquire renews (refresh.py renews every third of the TTL while fetching): the lease then lasts
+    a full TTL from the renewal, not from the first acquire."""
+    backend = sqlite_backend
+    now = [1000.0]
+
+    async def scenario() -> list[bool]:
+        a, b = backend.open(lambda: now[0]), backend.open(lambda: now[0])
+        steps = [await a.acquire_lease(ORIGIN, "holder", 15)]
+        now[0] += 10
+        steps.append(await a.acquire_lease(ORIGIN, "holder", 15))  # renewed: now lasts until 1025
+        now[0] += 10
+        steps.append(await b.acquire_lease(ORIGIN, "other", 15))  # 1020: past the first TTL, still held
+        now[0] += 5
+        steps.append(await b.acquire_lease(ORIGIN, "other", 15))  # 1025: lapsed
+        await a.close()
+        await b.close()
+        return steps
+
+    assert run(scenario()) == [True, True, False, True]
+
+
 def test_redis_lease_of_a_dead_holder_lapses(redis_backend: Backend) -> None:
     """Redis lease lifetimes are server time (PX): a short real lifetime, polled with a bounded loop."""
     backend = redis_backend

@@ -1,0 +1,42 @@
+"""Opening a crawler's store at start-up, checked (SPEC 3.2, 8.4).
+
+A Redis store must be usable before the first request: Scrapy's asyncio reactor (else ``ConfigError`` naming
+``TWISTED_REACTOR``, from ``redis_store.require_asyncio_reactor``) and a server that answers one PING (else
+``ConfigError`` naming ``REP_STORE``, the REDIS_* setting the server came from, and the server without its
+password). Later outages are not start-up errors: they are ``StoreError``s, logged and counted (refresh.py).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from typing import TYPE_CHECKING
+
+from scrapy_rep.config import Clock, Config, ConfigError
+from scrapy_rep.stores import Store, StoreError, open_store, redact
+
+if TYPE_CHECKING:
+    from scrapy_rep.stores.redis_store import RedisStore
+
+
+def open_crawler_store(config: Config, clock: Clock) -> Store:
+    """The store ``config.store`` names (with ``config.redis``, scrapy-redis's server, for the bare ``redis``),
+    its lease and key times on ``clock``; a Redis store is checked with one PING, bounded by its timeout."""
+    store = open_store(config.store, max_origins=config.memory_max_origins, clock=clock.seconds, redis=config.redis)
+    redis_store = _as_redis(store)
+    if redis_store is not None:
+        try:
+            redis_store.ping()
+        except StoreError as exc:
+            source = "" if redis_store.target.source == "REP_STORE" else f" (server from {redis_store.target.source})"
+            raise ConfigError("REP_STORE", redact(config.store), f"no answer to PING at start-up{source}: {exc}; "
+                              "start the server or correct the setting") from None
+    return store
+
+
+def _as_redis(store: Store) -> RedisStore | None:
+    """``store`` if it is a Redis store (the ``redis`` extra is optional)."""
+    if importlib.util.find_spec("redis") is None:
+        return None
+    from scrapy_rep.stores.redis_store import RedisStore
+
+    return store if isinstance(store, RedisStore) else None
