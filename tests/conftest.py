@@ -6,9 +6,14 @@ pytest-twisted installs the reactor named by its ``--reactor`` option; we choose
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import pytest
+
+if TYPE_CHECKING:
+    from tests.stores.storetools import RedisServer
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -33,3 +38,20 @@ def sites() -> Any:
     for site in started:
         if site.port is not None:
             site.port.stopListening()
+
+
+@pytest.fixture
+def redis_server(tmp_path: Path) -> Iterator[RedisServer]:
+    """A fresh redis-server on a free loopback port (``--save '' --appendonly no``), killed at teardown; the test is
+    skipped where redis-server is not installed."""
+    from tests.stores.storetools import RedisServer
+
+    try:
+        server = RedisServer(tmp_path)
+    except FileNotFoundError:
+        pytest.skip("redis-server not on PATH (apt-get install redis-server; .ci/run does)")
+    server.start()
+    try:
+        yield server
+    finally:
+        server.kill()

@@ -47,7 +47,8 @@ def test_the_two_commands_come_first() -> None:
 def test_sections_in_the_issues_order() -> None:
     order = [
         "What it is and why", "Install", "Activation", "Settings", "Request meta keys", "Stats",
-        "Stores and scaling to many machines", "Beside other Scrapy components", "The CLI",
+        "Stores and scaling to many machines", "Running a fleet (scrapy-redis)", "Beside other Scrapy components",
+        "The CLI",
         "How decisions are logged", "Performance",
         "Reliability: hostile servers and files", "Compatibility", "FAQ", "Licence",
     ]

@@ -9,7 +9,6 @@ import pty
 import sqlite3
 import subprocess
 import threading
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -44,19 +43,6 @@ def origins_in(uri: str) -> set[str]:
     done = run_cli("cache", "list", "--json", "--store", uri)
     assert done.returncode == 0, done.stderr
     return {json.loads(line)["origin"] for line in done.stdout.splitlines()}
-
-
-@pytest.fixture
-def redis_server(tmp_path: Path) -> Iterator[RedisServer]:
-    try:
-        server = RedisServer(tmp_path)
-    except FileNotFoundError:
-        pytest.skip("redis-server not on PATH")
-    server.start()
-    try:
-        yield server
-    finally:
-        server.kill()
 
 
 @pytest.fixture(params=["sqlite", "redis"])

@@ -4,30 +4,17 @@ the event hub the tests wait on."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
-
-from tests.stores.storetools import RedisServer
 
 if TYPE_CHECKING:  # the harness imports the reactor: only once pytest-twisted has installed the asyncio one
     from .harness import Events, Origins, Worker
 
 
-@pytest.fixture
-def redis_server(tmp_path: Path) -> Iterator[RedisServer]:
-    """A fresh redis-server on a free loopback port (``--save '' --appendonly no``), killed at teardown."""
+@pytest.fixture(autouse=True)
+def _needs_scrapy_redis() -> None:
     pytest.importorskip("scrapy_redis", reason="scrapy-redis is not installed (pip install -e '.[test]')")
-    try:
-        server = RedisServer(tmp_path)
-    except FileNotFoundError:
-        pytest.skip("redis-server not on PATH (apt-get install redis-server; .ci/run does)")
-    server.start()
-    try:
-        yield server
-    finally:
-        server.kill()
 
 
 @pytest.fixture

@@ -3,27 +3,12 @@
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 import redis
 
 from .storetools import Backend, RedisServer
-
-
-@pytest.fixture
-def redis_server(tmp_path: Path) -> Iterator[RedisServer]:
-    """A fresh redis-server on a free loopback port, killed at teardown."""
-    try:
-        server = RedisServer(tmp_path)
-    except FileNotFoundError:
-        pytest.skip("redis-server not on PATH (apt-get install redis-server; .ci/run does)")
-    server.start()
-    try:
-        yield server
-    finally:
-        server.kill()
 
 
 def make_backend(name: str, request: pytest.FixtureRequest, tmp_path: Path) -> Backend:

@@ -5,7 +5,7 @@ Run it with the fleet profile (see docs/fleet.md), as many times as you want wor
     SCRAPY_SETTINGS_MODULE=example_project.fleet_settings scrapy crawl fleet
 
 It reads ``fleet:start_urls`` (JSON entries ``{"url": "..."}``), yields one item per page (url, status) and follows no
-links unless started with ``-a follow=1`` (then: links to the same origin). At close it logs its stats as one JSON line
+links. At close it logs its stats as one JSON line
 (``fleet worker stats: {...}``): the ``rep/`` stats and the page and item counts, so a fleet's workers can be compared.
 """
 
@@ -14,7 +14,6 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from typing import Any
-from urllib.parse import urlsplit
 
 import scrapy
 from scrapy import signals
@@ -37,10 +36,6 @@ class FleetSpider(RedisSpider):  # type: ignore[misc]
 
     name = "fleet"
 
-    def __init__(self, *args: Any, follow: str = "0", **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self.follow = follow not in ("", "0", "false", "no")
-
     @classmethod
     def from_crawler(cls, crawler: Crawler, *args: Any, **kwargs: Any) -> FleetSpider:
         spider: FleetSpider = super().from_crawler(crawler, *args, **kwargs)
@@ -60,15 +55,8 @@ class FleetSpider(RedisSpider):  # type: ignore[misc]
             return []
         return scrapy.Request(url, errback=self.stopped)
 
-    def parse(self, response: Response, **kwargs: Any) -> Iterator[dict[str, Any] | scrapy.Request]:
+    def parse(self, response: Response, **kwargs: Any) -> Iterator[dict[str, Any]]:
         yield {"url": response.url, "status": response.status}
-        if not self.follow:
-            return
-        here = urlsplit(response.url).netloc
-        for href in response.css("a::attr(href)").getall():
-            url = response.urljoin(href)
-            if urlsplit(url).netloc == here:
-                yield scrapy.Request(url, errback=self.stopped)
 
     def stopped(self, failure: Failure) -> Iterator[dict[str, Any]]:
         request = failure.request  # type: ignore[attr-defined]
