@@ -5,9 +5,10 @@ from __future__ import annotations
 import importlib.util
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeAlias
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import urlsplit
 
-from scrapy_rep.stores import InvalidStoreURI, SQLiteStore, open_store
+from scrapy_rep.stores import InvalidStoreURI, RedisTarget, SQLiteStore, open_store, redact
+from scrapy_rep.stores.redis_target import InvalidRedisSetting, is_settings_form, target_from_settings
 
 from ._common import UsageError
 
@@ -19,20 +20,6 @@ else:
     Browsable: TypeAlias = object
 
 _NO_STORE = "no --store given and no Scrapy project here (no scrapy.cfg): pass --store URL"
-
-
-def redact(uri: str) -> str:
-    """``uri`` with any password replaced by ``***`` (``redis://:***@host:6379/0``)."""
-    try:
-        parts = urlsplit(uri)
-        password = parts.password
-    except ValueError:
-        return uri
-    if not password:
-        return uri
-    userinfo, _, hostport = parts.netloc.rpartition("@")
-    user = userinfo.partition(":")[0]
-    return urlunsplit(parts._replace(netloc=f"{user}:***@{hostport}"))
 
 
 def project_store() -> str:
@@ -54,7 +41,7 @@ def open_browsable(uri: str) -> Browsable:
     """The SQLite or Redis store ``uri`` names, opened by ``open_store``; a usage error for a bad URI, the memory
     store, or a SQLite file that does not exist (it is not created)."""
     try:
-        store = open_store(uri)
+        store = open_store(uri, redis=_redis_target(uri))
     except InvalidStoreURI as exc:
         raise UsageError(f"--store {redact(uri)}: {exc.why}") from None
     except ValueError as exc:  # e.g. redis:// under a non-asyncio reactor
@@ -70,3 +57,19 @@ def open_browsable(uri: str) -> Browsable:
             return store
     raise UsageError("the memory store keeps nothing between runs (nothing persists): pass a sqlite:// or "
                      "redis:// --store")
+
+
+def _redis_target(uri: str) -> RedisTarget | None:
+    """For the bare ``redis`` (scrapy-redis's server): REDIS_URL / REDIS_HOST... of the Scrapy project here, as a
+    crawl of it reads them; without a project, scrapy-redis's default, localhost:6379."""
+    parts = urlsplit(uri)
+    if not is_settings_form(parts.scheme, parts.netloc, parts.path):
+        return None
+    from scrapy.settings import Settings
+    from scrapy.utils.conf import closest_scrapy_cfg
+    from scrapy.utils.project import get_project_settings
+
+    try:
+        return target_from_settings(get_project_settings() if closest_scrapy_cfg() else Settings())
+    except InvalidRedisSetting as exc:
+        raise UsageError(f"--store {uri}: {exc}") from None

@@ -25,9 +25,9 @@ from typing import Any
 
 from scrapy_rep.origin import origin_of
 from scrapy_rep.outcome_log import plural
-from scrapy_rep.stores import Outcome, StoredEntry, StoreError
+from scrapy_rep.stores import Outcome, StoredEntry, StoreError, redact
 
-from ._cache_store import Browsable, open_browsable, project_store, redact
+from ._cache_store import Browsable, open_browsable, project_store
 from ._common import DEFAULT_TOKEN, EXIT_FINDINGS, EXIT_OK, UsageError
 from ._crawlers import Crawler, crawler_of
 from ._fetch import Robots, size_detail

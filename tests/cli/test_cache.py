@@ -250,3 +250,16 @@ def test_the_default_store_is_the_scrapy_projects(tmp_path: Path) -> None:
 def test_without_a_project_or_store_says_to_pass_store(tmp_path: Path) -> None:
     done = run_cli("cache", "list", cwd=tmp_path)
     assert done.returncode == 2 and "pass --store URL" in done.stderr
+
+
+def test_a_projects_bare_redis_store_is_scrapy_rediss_server(tmp_path: Path, redis_server: RedisServer) -> None:
+    """``REP_STORE = "redis"`` in the project: ``scrapy-rep cache`` reads the server from its REDIS_URL, as a
+    crawl does (README, Running a fleet)."""
+    (tmp_path / "scrapy.cfg").write_text("[settings]\ndefault = proj.settings\n")
+    (tmp_path / "proj").mkdir()
+    (tmp_path / "proj" / "__init__.py").write_text("")
+    (tmp_path / "proj" / "settings.py").write_text(f'REP_STORE = "redis"\nREDIS_URL = "{redis_server.url}"\n')
+    put(redis_server.url, RULES)
+    done = run_cli("cache", "list", "--json", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert [json.loads(line)["origin"] for line in done.stdout.splitlines()] == [RULES.origin]
