@@ -85,6 +85,7 @@ async def test_released_requests_keep_the_global_concurrency_limit(sites: Any) -
     result.assert_accounted()
     assert len(unchecked.downloaded) == len(urls)
     assert 1 <= plain.peak <= limit, plain.peak  # Scrapy's own pace, measured in the same test
+    print(f"\npeak simultaneous page requests: {flight.peak} (ROBOTSTXT_OBEY = False: {plain.peak}; limit {limit})")
     assert 1 <= flight.peak <= limit, (flight.peak, plain.peak)
 
 
@@ -104,6 +105,8 @@ async def test_released_requests_keep_the_per_host_limit_with_a_delay(sites: Any
     assert set(flight.served.values()) == {1}
     assert result.stat("rep/requests/requeued/released") == len(urls)
     assert max(plain.peak_per_host.values()) <= 2, plain.peak_per_host
+    print(f"\npeak per host: {max(flight.peak_per_host.values())} (ROBOTSTXT_OBEY = False: "
+          f"{max(plain.peak_per_host.values())}; limit 2)")
     assert max(flight.peak_per_host.values()) <= 2, (flight.peak_per_host, plain.peak_per_host)
 
 
