@@ -8,6 +8,7 @@ documents each setting.
 from __future__ import annotations
 
 import difflib
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol, cast
@@ -18,6 +19,7 @@ from scrapy.exceptions import NotConfigured
 from scrapy.settings import BaseSettings
 from scrapy.utils.misc import load_object
 
+from .matcher import aipref_use
 from .stores import DEFAULT_MAX_ORIGINS, InvalidStoreURI, RedisTarget, redact, validate_store_uri
 from .stores.redis_target import InvalidRedisSetting, is_settings_form, target_from_settings
 from .tokens import InvalidToken, Tokens, tokens_from_settings
@@ -27,6 +29,7 @@ STORE_SCHEMES = ("memory", "sqlite", "redis", "rediss")
 #: SPEC 4.4 (RFC 9309 2.5): a crawler must parse at least the first 500 KiB of a robots.txt. A smaller
 #: REP_MAX_SIZE needs REP_ALLOW_SMALL_MAX_SIZE = True: truncating a file can only drop rules (allow more).
 RFC_MIN_MAX_SIZE = 500 * 1024
+_USE_NAME = re.compile(r"[a-z0-9][a-z0-9-]*")
 
 #: Every ``REP_*`` setting scrapy-rep reads; any other ``REP_*`` name is reported at start-up (``unknown_settings``).
 SETTINGS = (
@@ -35,7 +38,7 @@ SETTINGS = (
     "REP_UNAVAILABLE_RETRY_DELAY", "REP_UNAVAILABLE_RETRY_MAX_DELAY", "REP_RETRY_AFTER_MAX", "REP_HOLD_TIMEOUT",
     "REP_MAX_PARKED", "REP_UNREACHABLE_ALLOW_AFTER", "REP_OBEY_CRAWL_DELAY", "REP_MAX_CRAWL_DELAY",
     "REP_5XX_NOT_FOUND_HEURISTIC", "REP_STORE", "REP_MEMORY_MAX_ORIGINS", "REP_STORE_POLL_INTERVAL",
-    "REP_STORE_LEASE_TTL", "REP_CLOCK", "REP_ROBOTS_REQUEST", "REP_ENFORCE",
+    "REP_STORE_LEASE_TTL", "REP_CLOCK", "REP_ROBOTS_REQUEST", "REP_ENFORCE", "REP_CONTENT_USES",
 )
 
 
@@ -97,6 +100,9 @@ class Config:
     robots_request: RobotsRequestHook | None = None
     #: REP_ENFORCE: False is a dry run: requests decided, counted and logged, none dropped or held (dry_run.py).
     enforce: bool = True
+    #: REP_CONTENT_USES: the uses this crawl makes of content (AIPREF vocabulary, e.g. "train-ai"); a request whose
+    #: robots.txt usage preferences refuse one is forbidden (usage.py). Empty: preferences are only reported.
+    content_uses: tuple[str, ...] = ()
 
     @classmethod
     def from_settings(cls, settings: BaseSettings) -> Config:
@@ -139,6 +145,7 @@ class Config:
             clock=_clock(settings.get("REP_CLOCK")),
             robots_request=_robots_request(settings.get("REP_ROBOTS_REQUEST")),
             enforce=read.boolean("REP_ENFORCE", cls.enforce),
+            content_uses=_content_uses(settings.get("REP_CONTENT_USES")),
         )
         _check_pairs(config)
         return config
@@ -222,6 +229,23 @@ def _redis_target(settings: BaseSettings, store: str) -> RedisTarget | None:
         return target_from_settings(settings)
     except InvalidRedisSetting as exc:
         raise ConfigError(exc.setting, exc.value, exc.why) from None
+
+
+def _content_uses(value: Any) -> tuple[str, ...]:
+    """REP_CONTENT_USES: a list of use names (or one comma-separated string), each a vocabulary token; Cloudflare
+    Content-Signal's names are taken as their AIPREF equivalents (``ai-train`` is ``train-ai``)."""
+    if value is None or value == "":
+        return ()
+    names = value.split(",") if isinstance(value, str) else value
+    if not isinstance(names, (list, tuple)) or not all(isinstance(name, str) for name in names):
+        raise ConfigError("REP_CONTENT_USES", value, "expected a list of use names, e.g. ['train-ai']")
+    uses: list[str] = []
+    for name in (name.strip().lower() for name in names):
+        if not _USE_NAME.fullmatch(name):
+            raise ConfigError("REP_CONTENT_USES", value, f"{name!r} is not a use name (letters, digits and '-', "
+                              "e.g. 'train-ai', 'search')")
+        uses.append(aipref_use(name))
+    return tuple(dict.fromkeys(uses))
 
 
 def unknown_settings(settings: BaseSettings) -> list[tuple[str, str | None]]:

@@ -49,6 +49,7 @@ from .state import Event, OriginState, State
 from .stores import Entry, Outcome, Store
 from .stores.startup import open_crawler_store
 from .tokens import Tokens
+from .usage import Usage
 from .waiting_log import CLOSING, REQUEUE, TIMEOUT, WaitingLog
 
 if TYPE_CHECKING:
@@ -85,6 +86,7 @@ class RobotsMiddleware:
         self._dry_run = DryRun(self.stats, config.enforce)  # REP_ENFORCE = False: decided and counted, never stopped
         self._report = CloseReport(self.stats, config.enforce)  # at close: what robots.txt stopped, per origin
         self._soft404 = Soft404Log(self.stats, config.max_size)  # an HTML page served as robots.txt
+        self._usage = Usage(config.content_uses, self.stats)  # meta["rep_usage"]; REP_CONTENT_USES enforced
         self._closed = False  # after spider_closed: no more fetches or retries
         self._robots_in_flight = 0  # the bytes_received handler is connected only while this is positive
         crawler.signals.connect(self._spider_idle, signal=signals.spider_idle)
@@ -176,12 +178,17 @@ class RobotsMiddleware:
         return None  # process_request's "send it on"
 
     def _decide(self, request: Request, entry: Entry, robots: Robots | None) -> None:
+        """Allow (with its usage preferences in ``meta["rep_usage"]``), or forbid: a rule disallows it, or its
+        preferences refuse a use of REP_CONTENT_USES (usage.py)."""
         if robots is None or robots.allowed(request.url, self.config.user_agents):
-            self._dry_run.allowed(entry)
-            self._report.allowed(entry.origin, request)
-            return
-        rule = robots.explain(request.url, self.config.user_agents).rule
-        where = f"line {rule.line} ({'Allow' if rule.allow else 'Disallow'}: {rule.written})" if rule else "?"
+            where = self._usage.refusal(request, robots, self.config.user_agents)
+            if where is None:
+                self._dry_run.allowed(entry)
+                self._report.allowed(entry.origin, request)
+                return
+        else:
+            rule = robots.explain(request.url, self.config.user_agents).rule
+            where = f"line {rule.line} ({'Allow' if rule.allow else 'Disallow'}: {rule.written})" if rule else "?"
         self._report.forbidden(entry, request, where)
         self._dry_run.forbid(request, entry, where, self.crawler.spider)  # IgnoreRequest unless a dry run
 

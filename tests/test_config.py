@@ -182,7 +182,11 @@ MESSAGES: list[tuple[dict[str, Any], str]] = [
      "Request to send, or its import path"),
     ({"REP_ROBOTS_REQUEST": "scrapy_rep.config.DAY"},
      "REP_ROBOTS_REQUEST='scrapy_rep.config.DAY': not callable (float); expected a callable taking the robots.txt "
-     "Request and returning the Request to send, or its import path"),
+     "Request and returning the Request to send, or its import path"),    ({"REP_CONTENT_USES": {"train-ai": True}},
+     "REP_CONTENT_USES={'train-ai': True}: expected a list of use names, e.g. ['train-ai']"),
+    ({"REP_CONTENT_USES": "train ai"},
+     "REP_CONTENT_USES='train ai': 'train ai' is not a use name (letters, digits and '-', e.g. 'train-ai', "
+     "'search')"),
 ]
 
 
@@ -302,7 +306,7 @@ def test_every_config_error_raise_site_is_covered() -> None:
     # tokens.py 1, stores/__init__.py 9 (the bare 'redis' without its server: tests/stores/test_open_store.py),
     # stores/redis_target.py 5. The start-up checks (TWISTED_REACTOR, PING) are tests/stores/test_startup.py's and
     # test_redis_store.py's.
-    assert sites == 32
+    assert sites == 34
 
 
 @pytest.mark.parametrize(

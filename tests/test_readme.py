@@ -48,7 +48,7 @@ def test_sections_in_the_issues_order() -> None:
     order = [
         "What it is and why", "Install", "Activation", "Settings", "Request meta keys", "Stats",
         "Stores and scaling to many machines", "Running a fleet (scrapy-redis)", "Beside other Scrapy components",
-        "The CLI",
+        "Usage preferences (Content-Usage and Content-Signal)", "The CLI",
         "How decisions are logged", "Performance",
         "Reliability: hostile servers and files", "Compatibility", "FAQ", "Licence",
     ]

@@ -8,7 +8,14 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from scrapy_rep.matcher import MAX_LINE_BYTES, LineKind, ParsedLine, extract_user_agent, is_valid_user_agent
+from scrapy_rep.matcher import (
+    MAX_LINE_BYTES,
+    LineKind,
+    ParsedLine,
+    extract_user_agent,
+    is_valid_user_agent,
+    usage_problems,
+)
 from scrapy_rep.tokens import product_token
 
 #: Why each field Google ignores but other crawlers read is worth a finding (SPEC 5.3, 9.2); others: _UNUSED.
@@ -18,6 +25,8 @@ _UNSUPPORTED = {
     "host": "Yandex's old field: Google ignores it (SPEC 5.3)",
 }
 _UNUSED = "a field other crawlers read: Google ignores it (SPEC 5.3)"
+#: Fields scrapy-rep reads as usage preferences (``Robots.usage``): findings only when (partly) ignored.
+_USAGE = ("content-usage", "content-signal")
 _LINE_BREAK = re.compile(rb"\r\n|\r|\n")
 RULES = (LineKind.ALLOW, LineKind.DISALLOW)
 
@@ -81,6 +90,8 @@ def _findings(line: ParsedLine, written_key: str) -> Iterator[tuple[str, str]]:
         yield from _rule_findings(line)
     elif line.kind is LineKind.SITEMAP and not line.value.startswith(("http://", "https://")):
         yield "sitemap", f"sitemap {line.value!r} is not an absolute URL (SPEC 5.5)"
+    elif line.kind is LineKind.UNUSED and line.key.lower() in _USAGE:
+        yield from _usage_findings(line)
     elif line.kind is LineKind.UNUSED:
         yield "unsupported-field", f"{line.key}: {_UNSUPPORTED.get(line.key.lower(), _UNUSED)}"
     elif line.kind is LineKind.UNKNOWN and meta.has_directive:
@@ -97,6 +108,14 @@ def _agent_findings(value: str) -> Iterator[tuple[str, str]]:
     crawler = product_token(value)
     hint = f"; to name this crawler write {crawler!r}" if crawler and crawler != token else ""
     yield "user-agent", f"{value!r} is not a product token of [A-Za-z_-]: {counted} (SPEC 5.6){hint}"
+
+
+def _usage_findings(line: ParsedLine) -> Iterator[tuple[str, str]]:
+    """A Content-Usage / Content-Signal line: outside any group, or a value (partly) ignored."""
+    if line.before_user_agent:
+        yield "usage-before-user-agent", f"{line.key} before any user-agent line: ignored (as rules are, SPEC 6.1)"
+    else:
+        yield from usage_problems(line.key, line.value)
 
 
 def _rule_findings(line: ParsedLine) -> Iterator[tuple[str, str]]:

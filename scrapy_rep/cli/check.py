@@ -5,10 +5,10 @@ from __future__ import annotations
 import argparse
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
-from scrapy_rep.matcher import parse
+from scrapy_rep.matcher import Preference, parse
 from scrapy_rep.origin import origin_of
 from scrapy_rep.stores import Outcome
 
@@ -43,10 +43,18 @@ class Result:
     allowed: bool
     rule: dict[str, Any] | None
     reason: str
+    usage: dict[str, Preference] = field(default_factory=dict)  # the URL's usage preferences, when allowed
 
     def as_text(self) -> str:
         word = "ALLOWED" if self.allowed else "DISALLOWED"
-        return f"{word:<11} {self.url}  [{','.join(self.user_agent)}]  {self.reason}"
+        text = f"{word:<11} {self.url}  [{','.join(self.user_agent)}]  {self.reason}"
+        if self.usage:
+            text += "\n" + " " * 12 + "usage: " + ", ".join(map(str, self.usage.values()))
+        return text
+
+    def usage_json(self) -> dict[str, dict[str, Any]]:
+        return {use: {"allowed": pref.allowed, "line": pref.line, "source": pref.source, "written": pref.written}
+                for use, pref in self.usage.items()}
 
 
 def check(robots: Robots, urls: Sequence[str], crawlers: Sequence[Crawler]) -> list[Result]:
@@ -61,14 +69,15 @@ def check(robots: Robots, urls: Sequence[str], crawlers: Sequence[Crawler]) -> l
     for url in urls:
         for crawler in crawlers:
             verdict = parsed.explain(url, crawler.tokens)
+            usage = parsed.usage(url, crawler.tokens)
             rule = verdict.rule
             if rule is None:
-                results.append(Result(url, crawler.label, verdict.allowed, None, "no rule matches"))
+                results.append(Result(url, crawler.label, verdict.allowed, None, "no rule matches", usage))
                 continue
             kind = "allow" if rule.allow else "disallow"
             info = {"type": kind, "pattern": rule.written, "line": rule.line}
             reason = f"{kind}: {rule.written} (line {rule.line})"
-            results.append(Result(url, crawler.label, verdict.allowed, info, reason))
+            results.append(Result(url, crawler.label, verdict.allowed, info, reason, usage))
     return results
 
 
@@ -117,7 +126,9 @@ def run_check(args: argparse.Namespace) -> int:
             },
             "notes": notes(robots, crawlers),
             "results": [
-                {"url": r.url, "user_agent": r.user_agent, "allowed": r.allowed, "rule": r.rule} for r in results
+                {"url": r.url, "user_agent": r.user_agent, "allowed": r.allowed, "rule": r.rule,
+                 "usage": r.usage_json()}
+                for r in results
             ],
             "exit_code": code,
         }

@@ -2,7 +2,8 @@
 
 ``parse(body)`` gives a ``Robots`` that answers ``allowed(url, user_agent)`` exactly as Google's reference
 library (google/robotstxt) does, ``explain`` says which rule decided, and ``report(body)`` gives the
-per-line parse results the way Google's RobotsParsingReporter does (for the linter).
+per-line parse results the way Google's RobotsParsingReporter does (for the linter). ``usage`` gives the usage
+preferences (AIPREF Content-Usage, Cloudflare Content-Signal) that apply to an allowed URL.
 """
 
 from ._agents import extract_user_agent, is_valid_user_agent
@@ -12,6 +13,7 @@ from ._report import UNUSED_KEYS, LineKind, ParsedLine, ParseReport, report
 from ._robots import Robots, UserAgent, Verdict, parse
 from ._rules import Rule
 from ._urls import path_params_query
+from ._usage import Preference, aipref_use, usage_problems
 
 __all__ = [
     "MAX_BYTES",
@@ -24,10 +26,12 @@ __all__ = [
     "ParseHandler",
     "ParseReport",
     "ParsedLine",
+    "Preference",
     "Robots",
     "Rule",
     "UserAgent",
     "Verdict",
+    "aipref_use",
     "escape_pattern",
     "extract_user_agent",
     "is_valid_user_agent",
@@ -35,4 +39,5 @@ __all__ = [
     "parse_lines",
     "path_params_query",
     "report",
+    "usage_problems",
 ]

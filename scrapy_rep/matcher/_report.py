@@ -44,7 +44,7 @@ class ParsedLine:
     key: str = ""
     value: str = ""
     metadata: LineMetadata = field(default_factory=LineMetadata)
-    before_user_agent: bool = False  # an allow/disallow that no group owns: ignored (SPEC 6.1)
+    before_user_agent: bool = False  # an allow/disallow or usage line that no group owns: ignored (SPEC 6.1)
 
     @property
     def is_typo(self) -> bool:
@@ -86,6 +86,7 @@ class ParseReport:
 
 
 _OTHER = (LineKind.UNKNOWN, LineKind.UNUSED)
+_USAGE_KEYS = ("content-usage", "content-signal")  # read by ``Robots.usage`` only inside a group
 
 
 class _Reporter:
@@ -115,8 +116,10 @@ class _Reporter:
 
     def unknown(self, line: int, key: bytes, value: bytes) -> None:
         name = key.decode("utf-8", "replace")
-        kind = LineKind.UNUSED if key.lower().decode("ascii", "replace") in UNUSED_KEYS else LineKind.UNKNOWN
-        self._directive(line, kind, name, value)
+        lowered = key.lower().decode("ascii", "replace")
+        kind = LineKind.UNUSED if lowered in UNUSED_KEYS else LineKind.UNKNOWN
+        parsed = self._directive(line, kind, name, value)
+        parsed.before_user_agent = lowered in _USAGE_KEYS and not self._seen_user_agent
 
     def line_metadata(self, line: int, metadata: LineMetadata) -> None:
         parsed = self._pending if self._pending is not None else ParsedLine(line)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from ._agents import ascii_lower
@@ -13,6 +13,7 @@ from ._index import RuleIndex
 from ._parser import MAX_BYTES, parse_directives
 from ._rules import Rule
 from ._urls import decision_path
+from ._usage import Preference, UsageIndex, UsageLine, content_signal, content_usage
 
 UserAgent = str | Sequence[str]
 """A crawler's product token, or an ordered list of them (SPEC 6.3)."""
@@ -29,25 +30,31 @@ class _Group:
     rules: list[Rule] = field(default_factory=list)
     crawl_delay: float | None = None
     clean_params: list[str] = field(default_factory=list)
+    usage: list[UsageLine] = field(default_factory=list)  # Content-Usage / Content-Signal lines, file order
 
 
 @dataclass(frozen=True, slots=True)
 class Verdict:
-    """The decision for one URL and agent, and the rule that made it (None: no rule matched, so allowed)."""
+    """The decision for one URL and agent, the rule that made it (None: no rule matched, so allowed), and the usage
+    preferences stated for it (only for an allowed URL; ``Robots.usage``)."""
 
     allowed: bool
     rule: Rule | None
     path: str
     user_agent: UserAgent
+    usage: Mapping[str, Preference] = field(default_factory=dict)
 
     def __str__(self) -> str:
         agent = self.user_agent if isinstance(self.user_agent, str) else "/".join(self.user_agent)
         if self.rule is None:
-            return f"allowed: no rule for {agent!r} matches {self.path!r}"
-        kind = "Allow" if self.rule.allow else "Disallow"
-        verdict = "allowed" if self.allowed else "disallowed"
-        return (f"{verdict} by line {self.rule.line} ({kind}: {self.rule.written}), the longest rule for "
-                f"{agent!r} matching {self.path!r}")
+            verdict = f"allowed: no rule for {agent!r} matches {self.path!r}"
+        else:
+            kind = "Allow" if self.rule.allow else "Disallow"
+            verdict = (f"{'allowed' if self.allowed else 'disallowed'} by line {self.rule.line} ({kind}: "
+                       f"{self.rule.written}), the longest rule for {agent!r} matching {self.path!r}")
+        if self.usage:
+            verdict += "; usage: " + ", ".join(str(preference) for preference in self.usage.values())
+        return verdict
 
     def __repr__(self) -> str:
         return f"<Verdict {self}>"
@@ -60,7 +67,7 @@ class Robots:
     agent, so a repeated decision costs a dict lookup, the URL's path, and the index's lookup.
     """
 
-    __slots__ = ("_by_selection", "_groups", "_indexes", "sitemaps")
+    __slots__ = ("_by_selection", "_groups", "_has_usage", "_indexes", "_usage", "_usage_by_selection", "sitemaps")
 
     def __init__(self, groups: list[_Group], sitemaps: list[str]) -> None:
         self._groups = groups
@@ -68,6 +75,9 @@ class Robots:
         """SPEC 5.5: the sitemap URLs, in file order, whatever group they stand in."""
         self._indexes: dict[UserAgent, RuleIndex | None] = {}
         self._by_selection: dict[tuple[int, ...], RuleIndex | None] = {}
+        self._has_usage = any(group.usage for group in groups)
+        self._usage: dict[UserAgent, UsageIndex | None] = {}
+        self._usage_by_selection: dict[tuple[int, ...], UsageIndex | None] = {}
 
     def allowed(self, url: str, user_agent: UserAgent) -> bool:
         """Whether ``user_agent`` may fetch ``url`` (a full URL or a path; SPEC 7)."""
@@ -78,14 +88,31 @@ class Robots:
         return index is None or index.allows[index.rank(decision_path(url))]
 
     def explain(self, url: str, user_agent: UserAgent) -> Verdict:
-        """The decision for ``url`` and the rule behind it (SPEC 7.4)."""
+        """The decision for ``url``, the rule behind it (SPEC 7.4) and, when allowed, its usage preferences."""
         try:
             index = self._indexes[user_agent]
         except (KeyError, TypeError):
             index = self._index_for(user_agent)
         path = decision_path(url)
         rule = None if index is None else index.best(path)
-        return Verdict(rule is None or rule.allow, rule, path, user_agent)
+        allowed = rule is None or rule.allow
+        return Verdict(allowed, rule, path, user_agent, self.usage(url, user_agent) if allowed else {})
+
+    def usage(self, url: str, user_agent: UserAgent) -> dict[str, Preference]:
+        """The usage preferences stated for ``url`` to ``user_agent``'s groups (SPEC 6.2): {use: Preference}.
+
+        {} when the file has no usage line (checked first: O(1)), when the URL is disallowed (preferences apply only
+        to what may be crawled) or when nothing is stated for it. See ``_usage`` for the rules. A new dict each call.
+        """
+        if not self._has_usage:
+            return {}
+        try:
+            index = self._usage[user_agent]
+        except (KeyError, TypeError):
+            index = self._usage_for(user_agent)
+        if index is None or not self.allowed(url, user_agent):
+            return {}
+        return index.lookup(decision_path(url))
 
     def crawl_delay(self, user_agent: UserAgent) -> float | None:
         """The first valid ``crawl-delay`` of the groups that apply to ``user_agent`` (SPEC 5.3, 6.5)."""
@@ -125,6 +152,18 @@ class Robots:
             rules = [rule for group in groups for rule in group.rules]
             index = self._by_selection[selection] = RuleIndex(rules) if rules else None
         self._indexes[user_agent if isinstance(user_agent, str) else tuple(user_agent)] = index
+        return index
+
+    def _usage_for(self, user_agent: UserAgent) -> UsageIndex | None:
+        """Build (or share) the usage index of ``user_agent``'s groups, as ``_index_for``; None when they have none."""
+        groups = self._select(user_agent)
+        selection = tuple(id(group) for group in groups)
+        if selection in self._usage_by_selection:
+            index = self._usage_by_selection[selection]
+        else:
+            lines = [line for group in groups for line in group.usage]
+            index = self._usage_by_selection[selection] = UsageIndex(lines) if lines else None
+        self._usage[user_agent if isinstance(user_agent, str) else tuple(user_agent)] = index
         return index
 
 
@@ -186,6 +225,11 @@ class _Builder:
             self._group.crawl_delay = _delay(value)
         elif name == b"clean-param" and value:
             self._group.clean_params.append(value.decode("utf-8", "replace"))
+        elif name == b"content-usage" or name == b"content-signal":
+            # Google's grouping is kept: this line does not end the user-agent lines (see _usage).
+            usage = content_usage(line, value) if name == b"content-usage" else content_signal(line, value)
+            if usage is not None:
+                self._group.usage.append(usage)
 
 
 def _rule(allow: bool, line: int, value: bytes) -> Rule:

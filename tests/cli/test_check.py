@@ -63,7 +63,7 @@ def test_json_document(tmp_path: Path) -> None:
     assert document["robots_txt"]["outcome"] == "rules"
     assert document["results"][0] == {
         "url": "/private/a", "user_agent": ["bot"], "allowed": False,
-        "rule": {"type": "disallow", "pattern": "/private/", "line": 2},
+        "rule": {"type": "disallow", "pattern": "/private/", "line": 2}, "usage": {},
     }
     assert document["results"][1]["rule"] is None and document["results"][1]["allowed"] is True
 
@@ -187,3 +187,31 @@ def test_a_full_user_agent_obeys_its_crawlers_product_token(tmp_path: Path) -> N
     assert lines[3] == "ALLOWED     /news  [newbiebot]  no rule matches"
     assert lines[4] == "DISALLOWED  /news  [*]  disallow: / (line 2)"
     assert done.returncode == 1
+
+
+USAGE = """\
+User-agent: *
+Allow: /
+Disallow: /never/
+Content-Usage: train-ai=n
+Content-Usage: /ai-ok/ train-ai=y
+Content-Signal: search=yes, ai-input=no
+"""
+
+
+def test_usage_preferences_in_text_and_json(tmp_path: Path) -> None:
+    """An allowed URL's usage preferences (Robots.usage): a second text line, a "usage" object in --json."""
+    path = write(tmp_path, USAGE)
+    done = run_cli("check", path, "/ai-ok/x", "/never/x", "-u", "bot")
+    assert done.stdout.splitlines()[1:] == [
+        "ALLOWED     /ai-ok/x  [bot]  allow: / (line 2)",
+        "            usage: train-ai=y (line 5 Content-Usage: /ai-ok/ train-ai=y), "
+        "search=y (line 6 Content-Signal: search=yes, ai-input=no), "
+        "ai-input=n (line 6 Content-Signal: search=yes, ai-input=no)",
+        "DISALLOWED  /never/x  [bot]  disallow: /never/ (line 3)",
+    ]
+    results = json.loads(run_cli("check", path, "/x", "/never/x", "--json", "-u", "bot").stdout)["results"]
+    assert results[0]["usage"]["train-ai"] == {
+        "allowed": False, "line": 4, "source": "Content-Usage", "written": "train-ai=n"}
+    assert sorted(results[0]["usage"]) == ["ai-input", "search", "train-ai"]
+    assert results[1]["usage"] == {}

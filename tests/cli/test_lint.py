@@ -149,3 +149,25 @@ def test_a_full_user_agent_in_a_group_names_the_crawler_to_write(tmp_path: Path)
     body = b"User-agent: Mozilla/5.0 (compatible; newbiebot/1.0)\nDisallow: /x\n"
     (finding,) = json.loads(run_cli("lint", write(tmp_path, body), "--json").stdout)["findings"]
     assert finding["message"].endswith("only 'Mozilla' counts (SPEC 5.6); to name this crawler write 'newbiebot'")
+
+
+def test_usage_lines(tmp_path: Path) -> None:
+    """Content-Usage / Content-Signal: clean when well-formed; warnings with line numbers when (partly) ignored."""
+    body = (b"Content-Signal: search=yes\n"                         # 1 before any user-agent line
+            b"User-agent: *\n"
+            b"Content-Usage: / train-ai=n, search=y\n"            # 3 clean
+            b"Content-Usage: /a/ train-ai=no\n"                   # 4 not y/n
+            b"Content-Usage: /b/ training=n\n"                    # 5 unknown label
+            b"Content-Usage: /c/ train-ai=n search=y\n"           # 6 not a dictionary
+            b"Content-Signal: search=yes, ai-train=no, ai-input=no\n"  # 7 clean
+            b"Content-Signal: ai-train=never, robots=no, search\n")  # 8 three problems
+    done = run_cli("lint", write(tmp_path, body), "--json")
+    findings = [(f["line"], f["kind"]) for f in json.loads(done.stdout)["findings"]]
+    assert findings == [(1, "usage-before-user-agent"), (4, "usage-value"), (5, "usage-unknown-key"),
+                        (6, "usage-malformed"), (8, "usage-malformed"), (8, "usage-value"), (8, "usage-unknown-key")]
+    text = run_cli("lint", write(tmp_path, body)).stdout
+    assert "line 6: usage-malformed: Content-Usage: /c/ train-ai=n search=y: the preference is not a Structured " \
+           "Fields dictionary (RFC 9651), e.g. 'train-ai=n, search=y': the line is ignored" in text
+    assert "line 4: usage-value: Content-Usage: train-ai must be y or n: its preference is unknown" in text
+    clean = run_cli("lint", write(tmp_path, b"User-agent: *\nContent-Usage: train-ai=n\nContent-Signal: search=yes\n"))
+    assert clean.returncode == 0 and "clean: nothing ignored" in clean.stdout
