@@ -8,7 +8,7 @@ password). Later outages are not start-up errors: they are ``StoreError``s, logg
 
 from __future__ import annotations
 
-import importlib.util
+import sys
 from typing import TYPE_CHECKING
 
 from scrapy_rep.config import Clock, Config, ConfigError
@@ -34,9 +34,7 @@ def open_crawler_store(config: Config, clock: Clock) -> Store:
 
 
 def _as_redis(store: Store) -> RedisStore | None:
-    """``store`` if it is a Redis store (the ``redis`` extra is optional)."""
-    if importlib.util.find_spec("redis") is None:
-        return None
-    from scrapy_rep.stores.redis_store import RedisStore
-
-    return store if isinstance(store, RedisStore) else None
+    """``store`` if it is a Redis store. Its module is loaded only when ``open_store`` made one: redis-py (an
+    optional extra, and some 10 MB once imported) is not imported for the other stores."""
+    module = sys.modules.get("scrapy_rep.stores.redis_store")
+    return store if module is not None and isinstance(store, module.RedisStore) else None
