@@ -45,7 +45,7 @@ from .refresh import Refresher
 from .robots_request import RobotsRequests
 from .soft404 import Soft404Log
 from .spider_robots import KeepingFetcher, answer_from_copy, is_own_robots_url
-from .state import Event, OriginState, State
+from .state import Event, OriginMap, OriginState, State
 from .stores import Entry, Outcome, Store
 from .stores.startup import open_crawler_store
 from .tokens import Tokens
@@ -79,7 +79,7 @@ class RobotsMiddleware:
         fetcher = KeepingFetcher(self._download, config.max_size, config.max_redirects, lambda k: self.origins.get(k))
         self._robots_requests = RobotsRequests(config.robots_request)  # REP_ROBOTS_REQUEST; never a browser page
         self.refresher = Refresher(store, fetcher, config, clock, self.stats)
-        self.origins: dict[str, OriginState] = {}
+        self.origins = OriginMap(config.memory_max_origins)  # least recently used first
         self._outcome_log = OutcomeLog(clock)
         self._waiting_log = WaitingLog(crawler, clock, config.hold_timeout)  # held requests: INFO lines, close
         self._internal_errors = InternalErrors(self.stats, config, clock)
@@ -144,6 +144,7 @@ class RobotsMiddleware:
             and state.entry.expires_at > self.clock.seconds()
         ):
             self.stats.inc_value("rep/cache/hits")
+            self.origins.used(origin.key)
             snapshot: _Snapshot = (state.entry, state.robots)
         elif parts.path != ROBOTS_PATH and (at_once := self._dry_run.snapshot_now(state)) is not None:
             snapshot = at_once  # dry run: a failing robots.txt holds nothing
@@ -202,6 +203,8 @@ class RobotsMiddleware:
         if state is None:
             state = self.origins[key] = OriginState(key)
             self._evict_beyond_bound()
+        else:
+            self.origins.used(key)
         if state.state is State.UNKNOWN:
             self.stats.inc_value("rep/cache/misses")
             self._start_fetch(state, origin, Event.FETCH_STARTED)
@@ -234,17 +237,10 @@ class RobotsMiddleware:
             self.parking.done(request, parked)
 
     def _evict_beyond_bound(self) -> None:
-        """Keep at most REP_MEMORY_MAX_ORIGINS origins in process: forget the oldest idle READY one (its entry stays
-        in the store, so its next request reads it back instead of fetching)."""
-        if len(self.origins) <= self.config.memory_max_origins:
-            return
-        for key, state in self.origins.items():
-            if state.state is State.READY and not state.waiters:
-                state.handle(Event.EVICTED)
-                del self.origins[key]
-                self._outcome_log.forget(key)
-                self.stats.inc_value("rep/cache/evictions")
-                return
+        """REP_MEMORY_MAX_ORIGINS: forget the least recently used idle origins (state.OriginMap)."""
+        for key in self.origins.evict():
+            self._outcome_log.forget(key)
+            self.stats.inc_value("rep/cache/evictions")
 
     def _give_up(self, state: OriginState, waiter: Deferred[Any], why: str) -> None:
         state.waiters.pop(waiter, None)

@@ -25,6 +25,7 @@ transition into READY or HOLDING.
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
@@ -88,3 +89,37 @@ class OriginState:
         except KeyError:
             raise IllegalTransition(f"{self.origin}: {event.value} not allowed in state {self.state.value}") from None
         return self.state
+
+
+#: Origins in use looked at (and moved to the back) per eviction at most: the bound may be passed meanwhile.
+EVICTION_TRIES = 8
+
+
+class OriginMap(OrderedDict[str, OriginState]):
+    """The origins held in process, least recently used first, at most ``bound`` of them (REP_MEMORY_MAX_ORIGINS).
+
+    ``used`` marks an origin's last use; ``evict`` forgets least recently used origins while more than ``bound`` are
+    held, each only if idle and READY (its entry stays in the store). Both are O(1): an origin in use found first
+    (fetching, holding requests) goes to the back instead, at most EVICTION_TRIES times per call.
+    """
+
+    def __init__(self, bound: int) -> None:
+        super().__init__()
+        self.bound = bound
+
+    def used(self, key: str) -> None:
+        self.move_to_end(key)
+
+    def evict(self) -> list[str]:
+        """The origins forgotten."""
+        forgotten: list[str] = []
+        for _ in range(EVICTION_TRIES):
+            if len(self) <= self.bound:
+                break
+            key, state = self.popitem(last=False)
+            if state.state is not State.READY or state.waiters:
+                self[key] = state  # in use: kept, now the most recently used
+                continue
+            state.handle(Event.EVICTED)
+            forgotten.append(key)
+        return forgotten

@@ -6,7 +6,7 @@ import itertools
 
 import pytest
 
-from scrapy_rep.state import TRANSITIONS, Event, IllegalTransition, OriginState, State
+from scrapy_rep.state import EVICTION_TRIES, TRANSITIONS, Event, IllegalTransition, OriginMap, OriginState, State
 
 
 @pytest.mark.parametrize(
@@ -43,3 +43,33 @@ def test_one_fetch_at_a_time_spec_2_1() -> None:
     machine.handle(Event.FETCH_STARTED)
     with pytest.raises(IllegalTransition):
         machine.handle(Event.FETCH_STARTED)
+
+
+def ready(key: str) -> OriginState:
+    state = OriginState(key)
+    state.handle(Event.FETCH_STARTED)
+    state.handle(Event.FETCH_SUCCEEDED)
+    return state
+
+
+def test_the_origin_map_forgets_the_least_recently_used_idle_origin() -> None:
+    origins = OriginMap(bound=2)
+    for key in ("a", "b"):
+        origins[key] = ready(key)
+    origins.used("a")  # a is hot: b is now the least recently used
+    origins["c"] = ready("c")
+    assert origins.evict() == ["b"]
+    assert list(origins) == ["a", "c"]
+
+
+def test_origins_in_use_are_kept_and_looked_at_a_bounded_number_of_times() -> None:
+    origins = OriginMap(bound=1)
+    for n in range(EVICTION_TRIES + 2):
+        busy = OriginState(f"busy{n}")
+        busy.handle(Event.FETCH_STARTED)  # fetching: in use
+        origins[busy.origin] = busy
+    origins["idle"] = ready("idle")
+    assert origins.evict() == []  # only EVICTION_TRIES busy origins looked at: O(1), the bound passed meanwhile
+    assert len(origins) == EVICTION_TRIES + 3
+    assert list(origins)[-EVICTION_TRIES:] == [f"busy{n}" for n in range(EVICTION_TRIES)]  # moved to the back
+    assert origins.evict() == ["idle"]  # the next call goes on from the front: two busy ones, then the idle one

@@ -9,7 +9,7 @@ import pytest_twisted
 from twisted.internet.task import Clock
 
 from scrapy_rep.config import DAY
-from tests.middleware.crawl import crawl
+from tests.middleware.crawl import crawl, middleware
 from tests.servers import Reply, robots
 
 FIRST = "User-agent: *\nDisallow: /old\n"
@@ -115,4 +115,21 @@ async def test_the_in_process_map_is_bounded_by_rep_memory_max_origins(sites: An
     assert result.stat("rep/cache/evictions") >= 1
     assert sorted(result.downloaded) == sorted([two.url("/a"), one.url("/x")])
     assert one.hits_for("/robots.txt") == 2  # the memory store (also bounded to 1) had dropped it too
+    result.assert_accounted()
+
+
+@pytest_twisted.ensureDeferred
+async def test_the_in_process_map_forgets_the_least_recently_used_origin_not_the_oldest(sites: Any) -> None:
+    """Bound 2: A and B, then A again (hot), then C: B goes, A stays, so A's robots.txt is never fetched again."""
+    a, b, c = sites(), sites(), sites()
+    for site in (a, b, c):
+        site.route("/robots.txt", robots(FIRST))
+    crawlers: list[Any] = []
+    result = await crawl([a.url("/1"), b.url("/1")], REP_MEMORY_MAX_ORIGINS=2, CONCURRENT_REQUESTS=1,
+                         on_crawler=crawlers.append,
+                         spider_kwargs={"phases": [(None, [a.url("/2")]), (None, [c.url("/1")]),
+                                                   (None, [a.url("/3")])]})
+    assert result.stat("rep/cache/evictions") == 1
+    assert list(middleware(crawlers[0]).origins) == [c.origin(), a.origin()]
+    assert a.hits_for("/robots.txt") == 1
     result.assert_accounted()
