@@ -28,8 +28,7 @@ from uuid import uuid4
 from scrapy import Request
 from twisted.internet.task import LoopingCall
 
-from ._scrapy import Internals
-from ._scrapy import logger as logger  # the documented logger of every middleware line
+from ._scrapy import Internals, logger  # logger: the documented logger of every middleware line
 from .outcome_log import plural
 
 if TYPE_CHECKING:
