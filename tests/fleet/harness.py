@@ -158,6 +158,8 @@ def page_hits(sites: Iterable[Site]) -> list[tuple[Site, Hit]]:
 
 #: How often (real seconds) ``wait_exit`` asks Twisted to reap a worker that may have exited unnoticed.
 REAP_INTERVAL = 0.5
+#: How often (real seconds) ``interrupt`` looks whether a worker is idle in its event loop.
+IDLE_POLL_INTERVAL = 0.02
 
 
 class Worker(protocol.ProcessProtocol):
@@ -214,6 +216,28 @@ class Worker(protocol.ProcessProtocol):
         assert self.transport is not None and not self.ended, f"{self.name} is not running"
         transport: Any = self.transport
         transport.signalProcess(name)
+
+    async def interrupt(self, timeout: float = 10) -> None:
+        """One SIGINT (Scrapy's graceful shutdown), sent once the worker's main thread is idle in its event loop
+        (``/proc/<pid>/wchan`` is ``do_epoll_wait``). Scrapy 2.13 to 2.16 log inside their SIGINT handler (2.19 does
+        not): a signal landing while the worker writes a log line loses the shutdown (seen on Scrapy 2.13.2:
+        "reentrant call inside <_io.BufferedWriter name='<stderr>'>"), as it would lose a user's Ctrl-C. Where /proc
+        has no wchan, at once."""
+        wchan = Path(f"/proc/{self.pid}/wchan")
+
+        def idle() -> bool:
+            try:
+                return self.ended or wchan.read_text() == "do_epoll_wait"
+            except OSError:
+                return True
+
+        poll = task.LoopingCall(self.events.notify)
+        poll.start(IDLE_POLL_INTERVAL, now=False)
+        try:
+            await self.events.until(idle, timeout, f"{self.name} idle in its event loop")
+        finally:
+            poll.stop()
+        self.signal("INT")
 
     def saw(self, text: str) -> bool:
         return any(text in line for line in self.lines)

@@ -173,7 +173,7 @@ async def test_a_worker_stopped_while_requests_wait_hands_them_back_to_the_fleet
     first.start()
     await first.wait_line("robots.txt: ", 20)  # "N requests held for 1 origin; ... 503 ..."
     assert hits(site, "/robots.txt") >= 1
-    first.signal("INT")
+    await first.interrupt()
     assert await first.wait_exit(30) == 0, first.log_tail()
 
     requeued = first.stat("rep/requests/requeued/closing")

@@ -41,7 +41,7 @@ async def test_a_paused_job_keeps_its_waiting_requests_and_the_resumed_job_crawl
 
     first = run("worker-1")
     await first.wait_line("robots.txt: ", 20)  # the held-requests line: they wait for the 503 origin
-    first.signal("INT")
+    await first.interrupt()
     assert await first.wait_exit(30) == 0, first.log_tail()
     assert not [hit for hit in site.hits if hit.path != "/robots.txt"]
     assert scrapy_stat(first.lines, "rep/requests/requeued/closing") > 0, first.log_tail()
