@@ -54,7 +54,7 @@ def serve() -> None:
 
 
 def crawl(mode: str, proxy: str, paths: list[list[str]], origins: int, concurrency: int, sqlite_path: str,
-          max_origins: int) -> None:
+          max_origins: int, priority_queue: str) -> None:
     """Child process: one crawl of ``origins`` origins x 2 pages; prints a JSON line of figures."""
     from scrapy import Request, Spider, signals
     from scrapy.crawler import CrawlerProcess
@@ -88,6 +88,8 @@ def crawl(mode: str, proxy: str, paths: list[list[str]], origins: int, concurren
         "COOKIES_ENABLED": False,
         "RETRY_ENABLED": False,
     }
+    if priority_queue:
+        settings["SCHEDULER_PRIORITY_QUEUE"] = priority_queue
     if mode == "rep-sqlite":
         settings["REP_STORE"] = f"sqlite:///{sqlite_path}"
     process = CrawlerProcess(settings)
@@ -145,6 +147,8 @@ def main() -> None:
     parser.add_argument("--concurrency", type=int, default=64)
     parser.add_argument("--modes", default=",".join(MODES), help="comma-separated, run in this order")
     parser.add_argument("--max-origins", type=int, help="REP_MEMORY_MAX_ORIGINS (default: --origins)")
+    parser.add_argument("--priority-queue", default="",
+                        help="SCHEDULER_PRIORITY_QUEUE (default: Scrapy's, DownloaderAwarePriorityQueue)")
     parser.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--crawl", choices=MODES, help=argparse.SUPPRESS)
     parser.add_argument("--proxy", help=argparse.SUPPRESS)
@@ -156,7 +160,8 @@ def main() -> None:
         return serve()
     if args.crawl:
         paths = json.loads(Path(args.paths).read_text())
-        return crawl(args.crawl, args.proxy, paths, args.origins, args.concurrency, args.sqlite, max_origins)
+        return crawl(args.crawl, args.proxy, paths, args.origins, args.concurrency, args.sqlite, max_origins,
+                     args.priority_queue)
 
     me = [sys.executable, "-m", "benchmarks.bench_broad"]
     server = subprocess.Popen([*me, "--serve"], stdout=subprocess.PIPE, text=True)
@@ -168,13 +173,15 @@ def main() -> None:
             paths_file = Path(directory) / "paths.json"
             paths_file.write_text(json.dumps(hello["paths"]))
             print(f"{args.origins:,} origins x 2 pages, robots.txt from the {hello['source']}, "
-                  f"CONCURRENT_REQUESTS={args.concurrency}, REP_MEMORY_MAX_ORIGINS={max_origins:,}", flush=True)
+                  f"CONCURRENT_REQUESTS={args.concurrency}, REP_MEMORY_MAX_ORIGINS={max_origins:,}, "
+                  f"SCHEDULER_PRIORITY_QUEUE={args.priority_queue or 'default'}", flush=True)
             for mode in args.modes.split(","):
                 database = Path(directory) / f"{mode}.db"
                 wall = time.perf_counter()
                 out = subprocess.run([*me, "--crawl", mode, "--proxy", hello["proxy"], "--paths", str(paths_file),
                                       "--origins", str(args.origins), "--concurrency", str(args.concurrency),
-                                      "--max-origins", str(max_origins), "--sqlite", str(database)],
+                                      "--max-origins", str(max_origins), "--sqlite", str(database),
+                                      "--priority-queue", args.priority_queue],
                                      capture_output=True, text=True)
                 if out.returncode:
                     sys.exit(f"crawl {mode} failed:\n{out.stderr[-3000:]}")

@@ -157,7 +157,8 @@ class RobotsMiddleware:
 
     async def _waited(self, request: Request, origin: Origin, *, robots_url: bool) -> Response | Request | None:
         """Wait for the origin's entry (a robots.txt request waits as pages do), then answer, decide, or hand the
-        request back to the scheduler: an allowed parked one so it is paced, and any at a persistent close."""
+        request back to the scheduler: an allowed parked one past the downloader's room, and any at a persistent
+        close."""
         result, parked = await self._wait_for_entry(origin, request)
         if result is None:
             return None  # dry run: sent undecided at REP_HOLD_TIMEOUT (dry_run.py)
@@ -166,7 +167,7 @@ class RobotsMiddleware:
         if robots_url:
             return self._answer(request, origin, result)
         self._decide(request, *result)
-        return self.parking.requeue(request, RELEASED) if parked else None
+        return self.parking.requeue(request, RELEASED) if parked and not self.parking.has_room() else None
 
     def _answer(self, request: Request, origin: Origin, snapshot: _Snapshot) -> Response | None:
         """A spider's own robots.txt request: answered from our copy (spider_robots)."""

@@ -2,9 +2,10 @@
 
 A waiting request is *parked*: its ``process_request`` awaits, and it leaves the downloader's active set, so it does
 not hold one of the CONCURRENT_REQUESTS places and the engine keeps pulling other origins' requests. When its origin
-is decided, a parked request that is allowed goes back through the scheduler (the middleware returns it, marked as
-decided, with ``dont_filter``), so the engine's back-out and the downloader's slots pace the released requests like
-any other: releasing a hundred parked requests never puts a hundred in flight.
+is decided, a parked request that is allowed goes straight on while the downloader has room for it (at most
+CONCURRENT_REQUESTS in its active set, as the engine's back-out keeps), and otherwise back through the scheduler (the
+middleware returns it, marked as decided, with ``dont_filter``), which paces it like any other request: releasing a
+hundred parked requests never puts a hundred in flight.
 
 At most ``bound`` requests are parked (REP_MAX_PARKED; by default 10,000, or CONCURRENT_REQUESTS when the
 scheduler's queue is shared by a fleet, scrapy-redis): beyond that they wait inside the active set, so the engine
@@ -99,6 +100,13 @@ class Parking:
         if not self.waiting and self._closing_check is not None:
             self._closing_check.stop()
             self._closing_check = None
+
+    def has_room(self) -> bool:
+        """A released parked request (back in the active set) may go straight on: the downloader holds no more
+        than CONCURRENT_REQUESTS requests with it, the limit the engine's own back-out keeps. Otherwise it goes
+        back through the scheduler, which paces it (a scheduler round trip costs: a broad crawl's thousands of
+        releases would fill the scheduler's per-slot queues)."""
+        return len(self._active) <= self.internals.crawler.settings.getint("CONCURRENT_REQUESTS")
 
     def requeue(self, request: Request, why: str) -> Request:
         """What ``process_request`` returns to send ``request`` back through the scheduler: a copy with
