@@ -82,8 +82,9 @@ async def test_released_requests_keep_the_global_concurrency_limit(sites: Any) -
 
     assert sorted(result.downloaded) == sorted(urls)
     assert set(flight.served.values()) == {1}, "every page exactly once"
-    # As many go straight on as the downloader has room for (the limit); the others back through the scheduler.
-    assert result.stat("rep/requests/requeued/released") == len(urls) - limit
+    # As many go straight on as the downloader has room for (at most the limit: robots.txt downloads still in it
+    # take room too); the others back through the scheduler.
+    assert len(urls) - limit <= result.stat("rep/requests/requeued/released") < len(urls)
     result.assert_accounted()
     assert len(unchecked.downloaded) == len(urls)
     assert 1 <= plain.peak <= limit, plain.peak  # Scrapy's own pace, measured in the same test
@@ -105,7 +106,7 @@ async def test_released_requests_keep_the_per_host_limit_with_a_delay(sites: Any
 
     assert sorted(result.downloaded) == sorted(urls)
     assert set(flight.served.values()) == {1}
-    assert result.stat("rep/requests/requeued/released") == len(urls) - settings["CONCURRENT_REQUESTS"]
+    assert len(urls) - settings["CONCURRENT_REQUESTS"] <= result.stat("rep/requests/requeued/released") < len(urls)
     assert max(plain.peak_per_host.values()) <= 2, plain.peak_per_host
     print(f"\npeak per host: {max(flight.peak_per_host.values())} (ROBOTSTXT_OBEY = False: "
           f"{max(plain.peak_per_host.values())}; limit 2)")
