@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any, TypeVar
 
 from ._agents import ascii_lower
 from ._escape import Body, encode_text, escape_bytes
@@ -19,6 +20,7 @@ UserAgent = str | Sequence[str]
 """A crawler's product token, or an ordered list of them (SPEC 6.3)."""
 
 _PRODUCT_TOKEN = re.compile(rb"[A-Za-z_-]*")
+_Index = TypeVar("_Index")
 
 
 @dataclass(slots=True)
@@ -143,28 +145,36 @@ class Robots:
         return [group for group in self._groups if group.is_global]
 
     def _index_for(self, user_agent: UserAgent) -> RuleIndex | None:
-        """Build (or share) the index of the rules that apply to ``user_agent``; None when there are none."""
-        groups = self._select(user_agent)
-        selection = tuple(id(group) for group in groups)
-        if selection in self._by_selection:
-            index = self._by_selection[selection]
-        else:
-            rules = [rule for group in groups for rule in group.rules]
-            index = self._by_selection[selection] = RuleIndex(rules) if rules else None
-        self._indexes[user_agent if isinstance(user_agent, str) else tuple(user_agent)] = index
-        return index
+        """The index of the rules that apply to ``user_agent``; None when there are none."""
+        return self._per_selection(user_agent, self._indexes, self._by_selection, _rule_index)
 
     def _usage_for(self, user_agent: UserAgent) -> UsageIndex | None:
-        """Build (or share) the usage index of ``user_agent``'s groups, as ``_index_for``; None when they have none."""
+        """The index of the usage lines of ``user_agent``'s groups; None when they have none."""
+        return self._per_selection(user_agent, self._usage, self._usage_by_selection, _usage_index)
+
+    def _per_selection(self, user_agent: UserAgent, per_agent: dict[Any, _Index | None],
+                       per_selection: dict[tuple[int, ...], _Index | None],
+                       build: Callable[[list[_Group]], _Index | None]) -> _Index | None:
+        """What ``build`` makes of ``user_agent``'s groups (SPEC 6.2): built once per selection of groups (agents
+        selecting the same groups share it) and cached per agent."""
         groups = self._select(user_agent)
         selection = tuple(id(group) for group in groups)
-        if selection in self._usage_by_selection:
-            index = self._usage_by_selection[selection]
+        if selection in per_selection:
+            index = per_selection[selection]
         else:
-            lines = [line for group in groups for line in group.usage]
-            index = self._usage_by_selection[selection] = UsageIndex(lines) if lines else None
-        self._usage[user_agent if isinstance(user_agent, str) else tuple(user_agent)] = index
+            index = per_selection[selection] = build(groups)
+        per_agent[user_agent if isinstance(user_agent, str) else tuple(user_agent)] = index
         return index
+
+
+def _rule_index(groups: list[_Group]) -> RuleIndex | None:
+    rules = [rule for group in groups for rule in group.rules]
+    return RuleIndex(rules) if rules else None
+
+
+def _usage_index(groups: list[_Group]) -> UsageIndex | None:
+    lines = [line for group in groups for line in group.usage]
+    return UsageIndex(lines) if lines else None
 
 
 class _Builder:
