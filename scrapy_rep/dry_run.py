@@ -38,11 +38,11 @@ class DryRun:
         self._not_holding: set[str] = set()  # dry run: failing origins whose requests go on (said once per failure)
 
     def snapshot_now(self, state: OriginState | None) -> tuple[Entry, Any] | None:
-        """Dry run: the origin's robots.txt is failing (it would hold): its (entry, robots) to decide the request
+        """Dry run: the origin's robots.txt is failing (it would hold): its (entry, rules) to decide the request
         now, without waiting; None when the request waits (enforcing, or no failing entry)."""
         if self.enforce or state is None or state.entry is None or not should_hold(state.entry):
             return None
-        return state.entry, state.robots
+        return state.entry, state.rules
 
     def releases_failing(self, state: OriginState, spider: Any) -> bool:
         """An origin's robots.txt failed (SPEC 2.2): its waiters go on in a dry run (INFO once per run of

@@ -36,7 +36,7 @@ from .dry_run import DryRun
 from .fetch import ROBOTS_META_KEY, stop_at_cap
 from .internal_errors import INTERNAL_ERROR as INTERNAL_ERROR  # the error name of an internal error's outcome
 from .internal_errors import InternalErrors
-from .matcher import Robots, parse
+from .matcher import AgentRules, parse
 from .origin import ROBOTS_PATH, NoOrigin, Origin, origin_of, origin_of_parts
 from .outcome_log import OutcomeLog
 from .parking import AT_CLOSE, RELEASED, Parking, came_from_scheduler, mark_scheduled
@@ -61,7 +61,7 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-_Snapshot = tuple[Entry, "Robots | None"]
+_Snapshot = tuple[Entry, "AgentRules | None"]
 
 
 class RobotsMiddleware:
@@ -145,7 +145,7 @@ class RobotsMiddleware:
         ):
             self.stats.inc_value("rep/cache/hits")
             self.origins.used(origin.key)
-            snapshot: _Snapshot = (state.entry, state.robots)
+            snapshot: _Snapshot = (state.entry, state.rules)
         elif parts.path != ROBOTS_PATH and (at_once := self._dry_run.snapshot_now(state)) is not None:
             snapshot = at_once  # dry run: a failing robots.txt holds nothing
         else:
@@ -179,17 +179,19 @@ class RobotsMiddleware:
         self.stats.inc_value(f"rep/requests/passed_through/{reason}")
         return None  # process_request's "send it on"
 
-    def _decide(self, request: Request, entry: Entry, robots: Robots | None) -> None:
+    def _decide(self, request: Request, entry: Entry, rules: AgentRules | None) -> None:
         """Allow (with its usage preferences in ``meta["rep_usage"]``), or forbid: a rule disallows it, or its
         preferences refuse a use of REP_CONTENT_USES (usage.py)."""
-        if robots is None or robots.allowed(request.url, self.config.user_agents):
-            where = self._usage.refusal(request, robots, self.config.user_agents)
+        allowed, preferences = (True, {}) if rules is None else rules.decide(request.url)
+        if allowed:
+            where = self._usage.refusal(request, preferences)
             if where is None:
                 self._dry_run.allowed(entry)
                 self._report.allowed(entry.origin, request)
                 return
         else:
-            rule = robots.explain(request.url, self.config.user_agents).rule
+            assert rules is not None
+            rule = rules.explain(request.url).rule
             where = f"line {rule.line} ({'Allow' if rule.allow else 'Disallow'}: {rule.written})" if rule else "?"
         self._report.forbidden(entry, request, where)
         self._dry_run.forbid(request, entry, where, self.crawler.spider)  # IgnoreRequest unless a dry run
@@ -308,29 +310,27 @@ class RobotsMiddleware:
             return
         step = "parse"
         try:
-            robots = self._parsed(state, entry)
-            step = "adopt"
-            if robots is not None and robots is not state.robots:
+            rules = state.rules
+            if entry.outcome is not Outcome.RULES:
+                rules = None
+            elif rules is None or state.entry is None or not state.entry.same_body(entry):
+                # A new body: parsed in full once, for the signal and the crawl-delay; the origin keeps only the
+                # decision form for the crawl's tokens (matcher.AgentRules, a few KiB at most on average).
+                robots = parse(entry.body, max_bytes=self.config.max_size)
+                rules = robots.compact(self.config.user_agents)
+                step = "adopt"
                 announce(self.crawler, self.internals, self.config, self.stats, origin, robots)
                 self._soft404.check(entry, state.robots_response, self.crawler.spider)
+            step = "adopt"
             self._outcome_log.outcome(state.origin, entry, self.crawler.spider, fetched)
         except Exception as exc:
             entry = self._internal_errors.entry_after(state, step, exc, self.crawler.spider)
-            robots = state.robots if has_copy(entry) else None
-        self._adopt(state, origin, entry, robots)
+            rules = state.rules if has_copy(entry) else None
+        self._adopt(state, origin, entry, rules)
 
-    def _parsed(self, state: OriginState, entry: Entry) -> Robots | None:
-        """The matcher's view of ``entry``: the origin's current one when the body is unchanged."""
-        if entry.outcome is not Outcome.RULES:
-            return None
-        if state.robots is not None and state.entry is not None and state.entry.body == entry.body:
-            robots: Robots = state.robots
-            return robots
-        return parse(entry.body, max_bytes=self.config.max_size)
-
-    def _adopt(self, state: OriginState, origin: Origin, entry: Entry, robots: Robots | None) -> None:
+    def _adopt(self, state: OriginState, origin: Origin, entry: Entry, rules: AgentRules | None) -> None:
         """Make ``entry`` the origin's: move the machine, then release or keep holding its waiters."""
-        state.entry, state.robots = entry, robots
+        state.entry, state.rules = entry, rules
         if should_hold(entry):
             state.handle(Event.FETCH_FAILED)
             delay = max(entry.expires_at - self.clock.seconds(), 0.0)
@@ -342,7 +342,7 @@ class RobotsMiddleware:
             state.handle(Event.FETCH_SUCCEEDED)
             self._dry_run.recovered(state)
         waiters, state.waiters = state.waiters, {}
-        snapshot: _Snapshot = (entry, robots)
+        snapshot: _Snapshot = (entry, rules)
         for waiter in waiters:
             if not waiter.called:
                 waiter.callback(snapshot)
@@ -351,9 +351,12 @@ class RobotsMiddleware:
     # -- public accessors ----------------------------------------------------------------------------------------
 
     def sitemaps(self, url: str) -> list[str]:
-        """The sitemap URLs of ``url``'s origin's robots.txt, if it has been fetched (SPEC 5.5, 6.5)."""
+        """The sitemap URLs of ``url``'s origin's robots.txt, if it has been fetched (SPEC 5.5, 6.5): parsed again
+        from the entry's body (the origin keeps only its decision form)."""
         state = self.origins.get(str(origin_of(url)))
-        return list(state.robots.sitemaps) if state is not None and state.robots is not None else []
+        if state is None or state.entry is None or state.entry.outcome is not Outcome.RULES:
+            return []
+        return list(parse(state.entry.body, max_bytes=self.config.max_size).sitemaps)
 
     # -- signals -------------------------------------------------------------------------------------------------
 

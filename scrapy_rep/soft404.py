@@ -71,7 +71,7 @@ class Soft404Log:
 
 def _content_type(kept: Any, body: bytes) -> str | None:
     """The Content-Type this crawler's download of ``body`` was served with, if it kept it."""
-    if kept is None or kept.body != body:
+    if kept is None or not kept.gave(body):
         return None
     values = {name.lower(): value for name, value in kept.headers.items()}.get(b"content-type")
     return values[0].decode("latin-1") if values else None

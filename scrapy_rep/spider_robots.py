@@ -19,6 +19,7 @@ redirect is answered from its own origin's entry, never from the origin that red
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -51,11 +52,20 @@ FLAG = "scrapy-rep copy"
 
 @dataclass(frozen=True, slots=True)
 class KeptResponse:
-    """The final response of this crawler's last robots.txt download that gave a copy (2xx) or a full allow (4xx)."""
+    """The final response of this crawler's last robots.txt download that gave a copy (2xx) or a full allow (4xx):
+    its status, kept headers and a digest of its body (the body itself is the entry's, compressed there)."""
 
     status: int
     headers: dict[bytes, list[bytes]]
-    body: bytes
+    digest: bytes
+
+    def gave(self, body: bytes) -> bool:
+        """Whether this response's body was ``body``."""
+        return self.digest == body_digest(body)
+
+
+def body_digest(body: bytes) -> bytes:
+    return hashlib.blake2b(body, digest_size=16).digest()
 
 
 def is_own_robots_url(parts: ParseResult) -> bool:
@@ -93,13 +103,13 @@ class KeepingFetcher(RobotsFetcher):
         state = self.state_of(origin.key)
         if state is not None and final and result.status is not None and is_kept_status(result.status):
             headers = {name: final[0].headers.getlist(name) for name in KEPT_HEADERS if name in final[0].headers}
-            state.robots_response = KeptResponse(result.status, headers, result.body)
+            state.robots_response = KeptResponse(result.status, headers, body_digest(result.body))
         return result
 
 
 def is_own_copy(entry: Entry, kept: KeptResponse | None) -> bool:
     """``kept`` is the download that gave ``entry``'s copy (not an older one, nor another crawler's)."""
-    return kept is not None and 200 <= kept.status < 300 and kept.body == entry.body
+    return kept is not None and 200 <= kept.status < 300 and kept.gave(entry.body)
 
 
 def full_allow_status(entry: Entry, kept: KeptResponse | None) -> int:

@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
 
+from .matcher import AgentRules
 from .stores import Entry
 
 
@@ -71,13 +72,14 @@ class IllegalTransition(RuntimeError):
 
 @dataclass(eq=False, slots=True)
 class OriginState:
-    """One origin's machine plus what the middleware keeps beside it: the entry in effect, its parsed robots.txt
-    (``robots``, a matcher ``Robots`` or None), the parked requests' waiters and the scheduled retry call."""
+    """One origin's machine plus what the middleware keeps beside it: the entry in effect, its robots.txt's decision
+    form for the crawl's tokens (``rules``, a matcher ``AgentRules``; None when the entry has no rules), the parked
+    requests' waiters and the scheduled retry call."""
 
     origin: str
     state: State = State.UNKNOWN
     entry: Entry | None = None
-    robots: Any = None
+    rules: AgentRules | None = None
     waiters: dict[Any, Any] = field(default_factory=dict)  # waiter Deferred -> its request; O(1) removal
     retry_call: Any = None
     robots_response: Any = None  # spider_robots.KeptResponse: status and headers for spiders' own requests (memory)

@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from scrapy import Request
     from scrapy.statscollectors import StatsCollector
 
-    from .matcher import Preference, Robots
+    from .matcher import Preference
 
 #: The request meta key holding the effective preferences (README, "Usage preferences").
 META_KEY = "rep_usage"
@@ -26,10 +26,9 @@ class Usage:
         self.uses = uses  # REP_CONTENT_USES, in the AIPREF vocabulary
         self.stats = stats
 
-    def refusal(self, request: Request, robots: Robots | None, tokens: tuple[str, ...]) -> str | None:
-        """Put ``request``'s preferences in its meta and count them; the refusing line (for the forbidden log line
-        and the close report) when they refuse a use of REP_CONTENT_USES, else None."""
-        preferences = robots.usage(request.url, tokens) if robots is not None else {}
+    def refusal(self, request: Request, preferences: dict[str, Preference]) -> str | None:
+        """Put ``request``'s preferences (``AgentRules.decide``'s) in its meta and count them; the refusing line (for
+        the forbidden log line and the close report) when they refuse a use of REP_CONTENT_USES, else None."""
         request.meta[META_KEY] = {use: "y" if p.allowed else "n" for use, p in preferences.items()}
         for use, preference in preferences.items():
             self.stats.inc_value(f"rep/usage/{use}/{'y' if preference.allowed else 'n'}")

@@ -1,24 +1,29 @@
 """Google-faithful robots.txt parsing and matching (SPEC 4-7).
 
 ``parse(body)`` gives a ``Robots`` that answers ``allowed(url, user_agent)`` exactly as Google's reference
-library (google/robotstxt) does, ``explain`` says which rule decided, and ``report(body)`` gives the
+library (google/robotstxt) does, ``explain`` says which rule decided, ``compact(user_agent)`` keeps only what
+deciding for one crawler needs (``AgentRules``, what a broad crawl holds per origin), and ``report(body)`` gives the
 per-line parse results the way Google's RobotsParsingReporter does (for the linter). ``usage`` gives the usage
 preferences (AIPREF Content-Usage, Cloudflare Content-Signal) that apply to an allowed URL.
 """
 
 from ._agents import extract_user_agent, is_valid_user_agent
+from ._compact import HOT_RULES, AgentRules
 from ._escape import Body, escape_pattern
 from ._parser import MAX_BYTES, MAX_LINE_BYTES, Key, LineMetadata, ParseHandler, parse_lines
 from ._report import UNUSED_KEYS, LineKind, ParsedLine, ParseReport, report
-from ._robots import Robots, UserAgent, Verdict, parse
+from ._robots import Robots, parse
 from ._rules import Rule
 from ._urls import path_params_query
 from ._usage import Preference, aipref_use, usage_problems
+from ._verdict import UserAgent, Verdict
 
 __all__ = [
+    "HOT_RULES",
     "MAX_BYTES",
     "MAX_LINE_BYTES",
     "UNUSED_KEYS",
+    "AgentRules",
     "Body",
     "Key",
     "LineKind",

@@ -20,7 +20,7 @@ O(len(pattern) * len(path)).
 from __future__ import annotations
 
 from bisect import bisect_right
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from ._index_prefix import prefix_parents
 from ._index_wild import WildcardIndex
@@ -48,21 +48,33 @@ class RuleIndex:
         "_wild",
         "_wild_top",
         "allows",
+        "patterns",
     )
 
     def __init__(self, rules: Iterable[Rule]) -> None:
-        # Descending strength; the sort is stable, so among equals the first given comes first, and after the
-        # reversal it has the higher rank.
-        self._by_rank = sorted(rules, key=_strength, reverse=True)
-        self._by_rank.reverse()
-        self.allows = [rule.allow for rule in self._by_rank]
+        self._by_rank: list[Rule] | None = ranked(rules)
+        allows: list[bool] = [rule.allow for rule in self._by_rank]
+        allows.append(True)
+        self._build([rule.pattern for rule in self._by_rank], allows)
+
+    @classmethod
+    def of_ranked(cls, patterns: Sequence[str], allows: list[bool]) -> RuleIndex:
+        """The index of patterns already in rank order (``ranked``), with their ``allows`` (see the attribute).
+        ``best`` is then unavailable: the caller, which keeps its rules packed, maps ranks to rules itself."""
+        index = cls.__new__(cls)
+        index._by_rank = None
+        index._build(patterns, allows)
+        return index
+
+    def _build(self, patterns: Sequence[str], allows: list[bool]) -> None:
+        self.patterns = patterns
+        """Per rank, the rule's pattern."""
+        self.allows = allows
         """Per rank, whether that rule allows; one more entry, True, at the end: ``allows[rank(path)]`` decides."""
-        self.allows.append(True)
         plain: dict[str, int] = {}
         exact: dict[str, int] = {}
         wild: dict[Shape, int] = {}
-        for rank, rule in enumerate(self._by_rank):  # ascending rank: a later write is a better rule
-            pattern = rule.pattern
+        for rank, pattern in enumerate(patterns):  # ascending rank: a later write is a better rule
             if "*" in pattern:
                 shape = shape_of(pattern)
                 if shape.rest:
@@ -101,7 +113,8 @@ class RuleIndex:
         self._wild_top = max(self._wild.top, max((bucket[0][0] for bucket in by_first.values()), default=-1))
 
     def best(self, path: str) -> Rule | None:
-        """The rule deciding ``path`` (SPEC 7.4), None when no rule matches it."""
+        """The rule deciding ``path`` (SPEC 7.4), None when no rule matches it. Only for an index of rules."""
+        assert self._by_rank is not None, "an index of_ranked patterns has no rules"
         rank = self.rank(path)
         return self._by_rank[rank] if rank >= 0 else None
 
@@ -141,6 +154,15 @@ class RuleIndex:
 
 
 _NO_WILDCARDS = WildcardIndex({})  # shared by the many groups without wildcard rules; never changes
+
+
+def ranked(rules: Iterable[Rule]) -> list[Rule]:
+    """``rules`` by ascending strength (SPEC 7.4): a rule's position is its rank, the last one decides over all.
+    Sorted by descending strength, then reversed: the sort is stable, so among equals the first given ends up with
+    the higher rank."""
+    by_rank = sorted(rules, key=_strength, reverse=True)
+    by_rank.reverse()
+    return by_rank
 
 
 def _strength(rule: Rule) -> tuple[int, bool, int]:

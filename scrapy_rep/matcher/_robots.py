@@ -4,20 +4,19 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from ._agents import ascii_lower
+from ._compact import AgentRules
 from ._escape import Body, encode_text, escape_bytes
-from ._index import RuleIndex
+from ._index import RuleIndex, ranked
 from ._parser import MAX_BYTES, parse_directives
 from ._rules import Rule
 from ._urls import decision_path
 from ._usage import Preference, UsageIndex, UsageLine, content_signal, content_usage
-
-UserAgent = str | Sequence[str]
-"""A crawler's product token, or an ordered list of them (SPEC 6.3)."""
+from ._verdict import UserAgent, Verdict
 
 _PRODUCT_TOKEN = re.compile(rb"[A-Za-z_-]*")
 _Index = TypeVar("_Index")
@@ -33,33 +32,6 @@ class _Group:
     crawl_delay: float | None = None
     clean_params: list[str] = field(default_factory=list)
     usage: list[UsageLine] = field(default_factory=list)  # Content-Usage / Content-Signal lines, file order
-
-
-@dataclass(frozen=True, slots=True)
-class Verdict:
-    """The decision for one URL and agent, the rule that made it (None: no rule matched, so allowed), and the usage
-    preferences stated for it (only for an allowed URL; ``Robots.usage``)."""
-
-    allowed: bool
-    rule: Rule | None
-    path: str
-    user_agent: UserAgent
-    usage: Mapping[str, Preference] = field(default_factory=dict)
-
-    def __str__(self) -> str:
-        agent = self.user_agent if isinstance(self.user_agent, str) else "/".join(self.user_agent)
-        if self.rule is None:
-            verdict = f"allowed: no rule for {agent!r} matches {self.path!r}"
-        else:
-            kind = "Allow" if self.rule.allow else "Disallow"
-            verdict = (f"{'allowed' if self.allowed else 'disallowed'} by line {self.rule.line} ({kind}: "
-                       f"{self.rule.written}), the longest rule for {agent!r} matching {self.path!r}")
-        if self.usage:
-            verdict += "; usage: " + ", ".join(str(preference) for preference in self.usage.values())
-        return verdict
-
-    def __repr__(self) -> str:
-        return f"<Verdict {self}>"
 
 
 class Robots:
@@ -118,8 +90,15 @@ class Robots:
 
     def crawl_delay(self, user_agent: UserAgent) -> float | None:
         """The first valid ``crawl-delay`` of the groups that apply to ``user_agent`` (SPEC 5.3, 6.5)."""
-        delays = (group.crawl_delay for group in self._select(user_agent) if group.crawl_delay is not None)
-        return next(delays, None)
+        return _crawl_delay(self._select(user_agent))
+
+    def compact(self, user_agent: UserAgent) -> AgentRules:
+        """The compact decision form for ``user_agent`` (``AgentRules``, what a crawler keeps per origin): it
+        decides, explains and gives usage preferences exactly as this ``Robots`` does for ``user_agent``, and keeps
+        only the rules, crawl-delay and usage lines of the groups selected for it (SPEC 6.2/6.3), its index built."""
+        groups = self._select(user_agent)
+        rules = ranked(rule for group in groups for rule in group.rules)
+        return AgentRules(rules, _usage_index(groups), _crawl_delay(groups), user_agent)
 
     def clean_params(self, user_agent: UserAgent) -> list[str]:
         """The ``clean-param`` values of the groups that apply to ``user_agent``, in file order (SPEC 5.3, 6.5)."""
@@ -165,6 +144,10 @@ class Robots:
             index = per_selection[selection] = build(groups)
         per_agent[user_agent if isinstance(user_agent, str) else tuple(user_agent)] = index
         return index
+
+
+def _crawl_delay(groups: list[_Group]) -> float | None:
+    return next((group.crawl_delay for group in groups if group.crawl_delay is not None), None)
 
 
 def _rule_index(groups: list[_Group]) -> RuleIndex | None:

@@ -1,0 +1,144 @@
+"""The compact decision form of a robots.txt for one crawler: what a broad crawl keeps per origin (SPEC 6-7).
+
+A crawl obeys robots.txt as one agent (its product tokens, SPEC 6.3), so of a parsed file it needs only the rules
+of the groups SPEC 6 selects for those tokens, plus the crawl-delay and usage lines of those groups. ``AgentRules``
+keeps exactly that, packed:
+
+* the rules in rank order (``_index.ranked``: the order in which they decide, SPEC 7.4) as one string of their
+  patterns separated by ``"\\n"`` (a pattern never holds a line break: the parser splits lines there), one byte per
+  rule saying whether it allows, and an ``array`` of their line numbers; the few values written otherwise than their
+  pattern (percent-escaped, ``/index.html`` rules) in a dict;
+* the index that decides (``RuleIndex``), built from those patterns when the form is made (so the first decision
+  costs no more than the next) and kept for the most recently built forms, ``HOT_RULES`` rules in all: a form whose
+  index was let go builds it again at its next decision, from the packed patterns (no parsing, no selection).
+
+Contract: for any URL, ``allowed``, ``explain`` and ``decide`` answer exactly as the ``Robots`` it was made from
+answers for the same tokens (``Robots.compact``; asserted over the corpus and the differential tests), hot or cold.
+The form holds no sitemaps, other groups, comments or line table: ``Robots`` (a full parse of the body) has those.
+"""
+
+from __future__ import annotations
+
+import threading
+from array import array
+from collections import OrderedDict
+from collections.abc import Sequence
+
+from ._index import RuleIndex
+from ._rules import Rule
+from ._urls import decision_path
+from ._usage import Preference, UsageIndex
+from ._verdict import UserAgent, Verdict
+
+#: The rules held in built indexes by all forms together (about 0.2 KiB each); past it, the forms built longest ago
+#: let theirs go. A crawl's origins in use at once fit many times over; a form over the budget alone stays built.
+HOT_RULES = 50_000
+
+_ALLOW, _DISALLOW = 1, 0
+
+
+class AgentRules:
+    """The decisions of one robots.txt for one crawler's tokens; see the module docstring. Made by
+    ``Robots.compact(user_agent)``; immutable but for its built index."""
+
+    __slots__ = ("_allows", "_index", "_lines", "_patterns", "_usage", "_written", "crawl_delay", "user_agent")
+
+    _patterns: str
+    _allows: bytes  # per rank, _ALLOW or _DISALLOW; then _ALLOW for rank -1 (no rule matches), as RuleIndex.allows
+    _lines: array[int] | None  # per rank, its line; None when no rule applies
+    _written: dict[int, str] | None  # rank -> value as written, where it differs from the pattern
+    _index: RuleIndex | None  # built (hot) or not
+
+    def __init__(self, rules: Sequence[Rule], usage: UsageIndex | None, crawl_delay: float | None,
+                 user_agent: UserAgent) -> None:
+        """``rules`` in rank order (``_index.ranked``); ``usage`` of the selected groups, if they have usage lines."""
+        self.user_agent = user_agent
+        """The tokens the form decides for, as given to ``Robots.compact``."""
+        self.crawl_delay = crawl_delay
+        """The first valid crawl-delay of the selected groups (SPEC 5.3, 6.5), as ``Robots.crawl_delay`` gives it."""
+        self._usage = usage
+        self._index = None
+        if not rules:
+            self._patterns, self._allows, self._lines, self._written = "", b"", None, None
+            return
+        patterns = [rule.pattern for rule in rules]
+        self._patterns = "\n".join(patterns)
+        self._allows = bytes([*(_ALLOW if rule.allow else _DISALLOW for rule in rules), _ALLOW])
+        self._lines = array("I", [rule.line for rule in rules])
+        self._written = {rank: rule.written for rank, rule in enumerate(rules) if rule.written != rule.pattern} or None
+        self._build(patterns)
+
+    def allowed(self, url: str) -> bool:
+        """Whether the crawler may fetch ``url`` (a full URL or a path; SPEC 7), as ``Robots.allowed``."""
+        index = self._index
+        if index is None:
+            if self._lines is None:
+                return True  # no rule for these tokens
+            index = self._build()
+        return index.allows[index.rank(decision_path(url))]
+
+    def decide(self, url: str) -> tuple[bool, dict[str, Preference]]:
+        """(allowed, usage preferences): ``allowed(url)`` and, when allowed, ``Robots.usage``'s preferences for it
+        ({} when the groups have no usage line, the common case), from one reading of the URL."""
+        if self._usage is None:
+            return self.allowed(url), {}
+        path = decision_path(url)
+        if self._lines is not None and self._allows[(self._index or self._build()).rank(path)] != _ALLOW:
+            return False, {}
+        return True, self._usage.lookup(path)
+
+    def explain(self, url: str) -> Verdict:
+        """The decision for ``url`` with the rule behind it and, when allowed, its usage preferences: as
+        ``Robots.explain`` (the rule's line and written value included)."""
+        path = decision_path(url)
+        rule = None
+        if self._lines is not None:
+            index = self._index or self._build()
+            rank = index.rank(path)
+            if rank >= 0:
+                rule = self._rule(index, rank)
+        allowed = rule is None or rule.allow
+        usage = self._usage.lookup(path) if allowed and self._usage is not None else {}
+        return Verdict(allowed, rule, path, self.user_agent, usage)
+
+    def _rule(self, index: RuleIndex, rank: int) -> Rule:
+        assert self._lines is not None
+        pattern = index.patterns[rank]
+        written = self._written.get(rank, pattern) if self._written is not None else pattern
+        return Rule(self._allows[rank] == _ALLOW, pattern, self._lines[rank], written)
+
+    def _build(self, patterns: list[str] | None = None) -> RuleIndex:
+        """Build the index (from ``patterns``, else the packed ones) and count it among the hot ones."""
+        if patterns is None:
+            patterns = self._patterns.split("\n")
+        allows = [allow == _ALLOW for allow in self._allows]
+        index = self._index = RuleIndex.of_ranked(patterns, allows)
+        _HOT.add(self, len(patterns))
+        return index
+
+
+class _Hot:
+    """The forms whose index is built, oldest built first, and their rules in all: at most ``budget`` (but for the
+    newest form). A form built again moves to the back. Adding takes a lock: forms may be used from several threads
+    (the worst a race can do without one is build an index twice)."""
+
+    def __init__(self, budget: int) -> None:
+        self.budget = budget
+        self.rules = 0
+        self._forms: OrderedDict[AgentRules, int] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def add(self, form: AgentRules, rules: int) -> None:
+        with self._lock:
+            self.rules += rules - self._forms.pop(form, 0)
+            self._forms[form] = rules
+            while self.rules > self.budget and len(self._forms) > 1:
+                oldest, count = self._forms.popitem(last=False)
+                self.rules -= count
+                oldest._index = None
+
+    def __len__(self) -> int:
+        return len(self._forms)
+
+
+_HOT = _Hot(HOT_RULES)
