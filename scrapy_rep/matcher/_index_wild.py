@@ -39,7 +39,8 @@ class WildcardIndex:
     ``RuleIndex``). ``best`` searches the others (anchored last piece, infix piece).
     """
 
-    __slots__ = ("_grams", "_infix", "_infix_above", "_suffix", "_suffix_buckets", "_tops", "by_first", "top")
+    __slots__ = ("_grams", "_infix", "_infix_above", "_suffix", "_suffix_buckets", "_suffix_ends", "_tops", "by_first",
+                 "top")
 
     def __init__(self, shapes: dict[Shape, int]) -> None:
         self.by_first: dict[str, Bucket] = {}
@@ -59,6 +60,7 @@ class WildcardIndex:
         infix.sort(key=_rank_of, reverse=True)
         self._suffix = PrefixTable(suffix)  # reversed keys
         self._suffix_buckets = [suffix[key] for key in self._suffix.keys]
+        self._suffix_ends = frozenset(key[0] for key in suffix)  # the last characters of the (non-empty) suffixes
         self._infix = infix
         self._infix_above = [-entry[0] for entry in infix]  # ascending: bisect counts the ranks above a rank
         self._grams: dict[Trigram, Bucket] | None = None  # built on first need: most groups never need it
@@ -69,8 +71,8 @@ class WildcardIndex:
     def best(self, path: str, rank: int) -> int:
         """The best rank among ``rank`` and the shapes not in ``by_first`` that match ``path``."""
         suffix_top, infix_top = self._tops
-        if suffix_top > rank:
-            table = self._suffix
+        if suffix_top > rank and path[-1:] in self._suffix_ends:  # a path can end with a suffix only if its last
+            table = self._suffix  # character is one of theirs: one set lookup spares most paths the reversed search
             i = table.longest(path[::-1])
             while i >= 0:
                 rank = scan(self._suffix_buckets[i], path, rank)

@@ -1,0 +1,113 @@
+"""The compact decision form (``Robots.compact`` -> ``AgentRules``, SPEC 6-7): it decides, explains and gives usage
+preferences exactly as the full ``Robots`` does for the same tokens, with its index built or let go."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from scrapy_rep.matcher import AgentRules, Robots, UserAgent, _compact, parse
+
+from ._google import google_allowed
+from .test_corpus import corpus_files, derived_urls
+from .test_differential import QUERY_AGENTS, documents, urls_for
+
+AGENTS: list[UserAgent] = ["googlebot", "FooBot", ("googlebot-news", "googlebot"), ()]
+
+
+@pytest.fixture
+def small_hot(monkeypatch: pytest.MonkeyPatch) -> Iterator[_compact._Hot]:
+    """A hot set of 10 rules, so that forms let their index go as soon as others are made."""
+    hot = _compact._Hot(10)
+    monkeypatch.setattr(_compact, "_HOT", hot)
+    yield hot
+
+
+def assert_same(robots: Robots, form: AgentRules, agent: UserAgent, url: str) -> None:
+    verdict = robots.explain(url, agent)
+    assert form.explain(url) == verdict, (agent, url)
+    assert form.allowed(url) is verdict.allowed is robots.allowed(url, agent), (agent, url)
+    assert form.decide(url) == (verdict.allowed, robots.usage(url, agent)), (agent, url)
+
+
+def test_the_whole_corpus_decides_as_the_full_parse() -> None:
+    """Every corpus file, four token lists (a ``*``-only crawler among them), URLs derived from the file's rules:
+    decision, deciding rule (line, written value) and usage preferences all equal."""
+    for path in corpus_files():
+        body = path.read_bytes()
+        robots = parse(body)
+        rng = random.Random(path.name)
+        urls = derived_urls(body, rng)
+        for agent in [*AGENTS, *robots.agents[:2]]:
+            form = robots.compact(agent)
+            assert form.crawl_delay == robots.crawl_delay(agent)
+            for url in urls:
+                assert_same(robots, form, agent, url)
+
+
+def test_a_form_that_let_its_index_go_decides_the_same(small_hot: _compact._Hot) -> None:
+    """With a hot set smaller than one file, every form but the newest decides from its packed rules again."""
+    for path in corpus_files()[:300]:
+        body = path.read_bytes()
+        robots = parse(body)
+        forms = [robots.compact(agent) for agent in AGENTS]
+        urls = derived_urls(body, random.Random(path.name))
+        for agent, form in zip(AGENTS, forms, strict=True):
+            for url in urls:
+                form._index = None  # as the hot set lets it go
+                assert_same(robots, form, agent, url)
+
+
+def test_the_hot_set_keeps_the_newest_forms_within_its_budget(small_hot: _compact._Hot) -> None:
+    four = parse("User-agent: *\nDisallow: /a\nDisallow: /b\nAllow: /a/b\nDisallow: /*.pdf$\n")
+    first, second, third = four.compact("x"), four.compact("x"), four.compact("x")
+    assert small_hot.rules == 8 and len(small_hot) == 2  # the first let its index go when the third came
+    assert first._index is None and second._index is not None and third._index is not None
+    assert first.allowed("/a/x") is False  # built again: now the newest; the oldest goes
+    assert second._index is None and small_hot.rules == 8
+    big = parse("User-agent: *\n" + "".join(f"Disallow: /{i}\n" for i in range(20))).compact("x")
+    assert len(small_hot) == 1 and small_hot.rules == 20  # over the budget alone: kept, the others let go
+    assert big.allowed("/19/") is False and third.allowed("/b") is False
+
+
+def test_no_rules_no_index() -> None:
+    form = parse("User-agent: other\nDisallow: /\n").compact("mybot")
+    assert form.allowed("/") is True and form.explain("/x").rule is None and form.decide("/") == (True, {})
+
+
+def test_written_values_and_lines_come_back_for_explanations() -> None:
+    robots = parse("User-agent: *\nDisallow: /caf\u00e9\nAllow: /dir/index.html\nDisallow: /dir/\n".encode())
+    form = robots.compact("bot")
+    rule = form.explain("/caf%C3%A9").rule
+    assert rule is not None and (rule.line, rule.pattern, rule.written) == (2, "/caf%C3%A9", "/caf\u00e9")
+    rule = form.explain("/dir/").rule  # Google extension: allow: /dir/index.html also allows /dir/
+    assert rule is not None and (rule.allow, rule.line, rule.pattern, rule.written) == (
+        True, 3, "/dir/$", "/dir/index.html")
+
+
+def test_usage_preferences_only_for_allowed_urls() -> None:
+    robots = parse("User-agent: *\nDisallow: /private\nContent-Usage: train-ai=n\n")
+    form = robots.compact("bot")
+    allowed, preferences = form.decide("/page")
+    assert allowed is True and {use: p.allowed for use, p in preferences.items()} == {"train-ai": False}
+    assert form.decide("/private/x") == (False, {})
+
+
+@settings(max_examples=500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data(), document=documents(), agent=st.sampled_from(QUERY_AGENTS))
+def test_decisions_agree_with_google_and_the_full_parse(data: st.DataObject, document: tuple[str, list[str]],
+                                                         agent: str) -> None:
+    """The differential grammar (test_differential): the form decides as Google's library and explains as the full
+    parse, hot or cold."""
+    body, rules = document
+    robots = parse(body)
+    form = robots.compact(agent)
+    for url in data.draw(st.lists(urls_for(rules), min_size=1, max_size=8)):
+        if data.draw(st.booleans()):
+            form._index = None
+        assert form.allowed(url) is google_allowed(body, agent, url), (body, agent, url)
+        assert_same(robots, form, agent, url)
