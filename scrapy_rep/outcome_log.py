@@ -44,12 +44,14 @@ class OutcomeLog:
 
     def __init__(self, clock: Clock) -> None:
         self.clock = clock
-        self._logged: dict[str, str] = {}  # origin -> last outcome line logged
+        self._logged: dict[str, str] = {}  # origin -> last outcome logged (its key)
+        self._keys: dict[str, str] = {}  # one string per distinct key (a few dozen), shared by the origins
 
     def outcome(self, origin: str, entry: Entry, spider: Any, fetched: FetchResult | None = None) -> None:
         """Log ``entry`` if what it means differs from the last line logged for ``origin``; ``fetched`` is the
         download it came from, when this process made it (None for an entry read from the store)."""
         key = f"{entry.status}/{entry.error}/{entry.outcome.value}/{entry.first_failure_at is None}"
+        key = self._keys.setdefault(key, key)
         previous = self._logged.get(origin)
         if previous == key:
             return

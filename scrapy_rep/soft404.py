@@ -73,5 +73,5 @@ def _content_type(kept: Any, body: bytes) -> str | None:
     """The Content-Type this crawler's download of ``body`` was served with, if it kept it."""
     if kept is None or not kept.gave(body):
         return None
-    values = {name.lower(): value for name, value in kept.headers.items()}.get(b"content-type")
-    return values[0].decode("latin-1") if values else None
+    value = next((value for name, value in kept.headers if name.lower() == b"content-type"), None)
+    return value.decode("latin-1") if value is not None else None

@@ -53,11 +53,19 @@ FLAG = "scrapy-rep copy"
 @dataclass(frozen=True, slots=True)
 class KeptResponse:
     """The final response of this crawler's last robots.txt download that gave a copy (2xx) or a full allow (4xx):
-    its status, kept headers and a digest of its body (the body itself is the entry's, compressed there)."""
+    its status, kept headers (name, value) in order, and a digest of its body (the body is the entry's, compressed
+    there). Flat tuples rather than a dict of lists: a broad crawl keeps one per origin."""
 
     status: int
-    headers: dict[bytes, list[bytes]]
+    headers: tuple[tuple[bytes, bytes], ...]
     digest: bytes
+
+    def header_dict(self) -> dict[bytes, list[bytes]]:
+        """The kept headers as ``Headers`` takes them (name -> its values)."""
+        headers: dict[bytes, list[bytes]] = {}
+        for name, value in self.headers:
+            headers.setdefault(name, []).append(value)
+        return headers
 
     def gave(self, body: bytes) -> bool:
         """Whether this response's body was ``body``."""
@@ -102,7 +110,8 @@ class KeepingFetcher(RobotsFetcher):
         result = await RobotsFetcher(download, self.max_size, self.max_redirects).fetch(origin, url)
         state = self.state_of(origin.key)
         if state is not None and final and result.status is not None and is_kept_status(result.status):
-            headers = {name: final[0].headers.getlist(name) for name in KEPT_HEADERS if name in final[0].headers}
+            got = final[0].headers
+            headers = tuple((name, value) for name in KEPT_HEADERS if name in got for value in got.getlist(name))
             state.robots_response = KeptResponse(result.status, headers, body_digest(result.body))
         return result
 
@@ -126,7 +135,7 @@ def answer_from_copy(request: Request, entry: Entry, state: OriginState | None, 
     full allow; held origins never get here, their requests wait)."""
     kept = state.robots_response if state is not None else None
     if entry.outcome is Outcome.RULES and kept is not None and is_own_copy(entry, kept):
-        kind, status, headers, body = "fetched", kept.status, kept.headers, entry.body
+        kind, status, headers, body = "fetched", kept.status, kept.header_dict(), entry.body
     elif entry.outcome is Outcome.RULES:
         kind, status, headers, body = "stored", 200, UNKNOWN_HEADERS, entry.body
     else:
