@@ -28,7 +28,7 @@ from typing import Any
 import redis
 
 from benchmarks._corpus import load_corpus
-from scrapy_rep.matcher import MAX_BYTES, parse
+from scrapy_rep.matcher import MAX_BYTES, _compact, parse
 from scrapy_rep.stores import Entry, Outcome, Store, open_store
 from tests.stores.storetools import RedisServer
 
@@ -71,10 +71,13 @@ def distribution(values: list[float]) -> list[float]:
 
 
 def memory_per_origin(corpus: list[bytes]) -> None:
-    """Python heap per origin (tracemalloc): the entry a store holds, and the parsed robots.txt the middleware
-    decides with, before and after its first decision (which builds the agent's rule index)."""
-    sizes: dict[str, list[float]] = {"entry (body + fields)": [], "parsed Robots": [], "parsed Robots, decided": [],
-                                     "total per origin": []}
+    """Python heap per origin (tracemalloc): the entry a store holds (body compressed), and what the middleware
+    decides with: the compact form it keeps (``AgentRules``, index let go, as the hot set does for most origins; and
+    with its index built), next to a full ``Robots`` after its first decision (what it kept before issue 14)."""
+    sizes: dict[str, list[float]] = {name: [] for name in (
+        "entry (body compressed + fields)", "compact form (AgentRules)", "compact form, index built (hot)",
+        "entry + compact form: one origin", "full Robots, decided (before)", "entry + full Robots (before)")}
+    hot_set = _compact._HOT
     tracemalloc.start()
     for i, body in enumerate(corpus):
         gc.collect()
@@ -82,15 +85,27 @@ def memory_per_origin(corpus: list[bytes]) -> None:
         entry = entry_for(i, body)
         after_entry = tracemalloc.get_traced_memory()[0]
         robots = parse(entry.body)
-        after_parse = tracemalloc.get_traced_memory()[0]
         robots.allowed(f"{entry.origin}/some/page.html", AGENT)
-        after_decision = tracemalloc.get_traced_memory()[0]
-        sizes["entry (body + fields)"].append(after_entry - start)
-        sizes["parsed Robots"].append(after_parse - after_entry)
-        sizes["parsed Robots, decided"].append(after_decision - after_entry)
-        sizes["total per origin"].append(after_decision - start)
-        del entry, robots
+        after_robots = tracemalloc.get_traced_memory()[0]
+        del robots
+        gc.collect()
+        before_form = tracemalloc.get_traced_memory()[0]
+        form = parse(entry.body).compact(AGENT)
+        gc.collect()
+        hot = tracemalloc.get_traced_memory()[0]
+        form._index = None  # as the hot set lets it go (the set's own bookkeeping stays counted)
+        gc.collect()
+        cold = tracemalloc.get_traced_memory()[0]
+        sizes["entry (body compressed + fields)"].append(after_entry - start)
+        sizes["compact form (AgentRules)"].append(cold - before_form)
+        sizes["compact form, index built (hot)"].append(hot - before_form)
+        sizes["entry + compact form: one origin"].append(after_entry - start + cold - before_form)
+        sizes["full Robots, decided (before)"].append(after_robots - after_entry)
+        sizes["entry + full Robots (before)"].append(after_robots - start)
+        del entry, form
+        _compact._HOT = _compact._Hot(_compact.HOT_RULES)  # forgets this form now, not inside the next window
     tracemalloc.stop()
+    _compact._HOT = hot_set
     table(f"Memory per cached origin, bytes ({len(corpus)} corpus files, bodies capped at {MAX_BYTES:,} B)",
           ["what", "mean", "median", "p90", "max"],
           [[name, *map(int, distribution(values))] for name, values in sizes.items()])
@@ -225,12 +240,16 @@ def footprint_worker(kind: str, target: str, origins: int, corpus: list[bytes]) 
         gc.collect()
         before = rss()
         store = open_store(target, max_origins=origins, clock=lambda: NOW)
-        keep = []  # the middleware's parsed copies, for the "memory + parsed" row
+        keep: list[object] = []  # what the middleware keeps per origin, for the "memory + ..." rows
         started = time.perf_counter()
         for i in range(origins):
             entry = entry_for(i, corpus[i % len(corpus)])
             await store.put(entry)
-            if kind == "memory + parsed":
+            if kind == "memory + compact":  # the middleware now: the compact form, index built at adoption
+                form = parse(entry.body).compact(AGENT)
+                form.allowed(f"{entry.origin}/page.html")
+                keep.append(form)
+            elif kind == "memory + full Robots":  # before issue 14: the full parse, decided
                 robots = parse(entry.body)
                 robots.allowed(f"{entry.origin}/page.html", AGENT)
                 keep.append(robots)
@@ -246,7 +265,7 @@ def footprint_worker(kind: str, target: str, origins: int, corpus: list[bytes]) 
 def footprints(corpus: list[bytes], origins: int, workdir: Path, redis_server: RedisServer | None) -> None:
     ctx = multiprocessing.get_context("spawn")
     rows = []
-    for kind in ("memory", "memory + parsed", "sqlite", "redis"):
+    for kind in ("memory", "memory + compact", "memory + full Robots", "sqlite", "redis"):
         target = f"sqlite://{workdir}/footprint.db" if kind == "sqlite" else "memory"
         if kind == "redis":
             if redis_server is None:

@@ -6,8 +6,8 @@ keeps exactly that, packed:
 
 * the rules in rank order (``_index.ranked``: the order in which they decide, SPEC 7.4) as one string of their
   patterns separated by ``"\\n"`` (a pattern never holds a line break: the parser splits lines there), one byte per
-  rule saying whether it allows, and an ``array`` of their line numbers; the few values written otherwise than their
-  pattern (percent-escaped, ``/index.html`` rules) in a dict;
+  rule saying whether it allows, and an ``array`` of their line numbers (2 bytes each when they fit); the few values
+  written otherwise than their pattern (percent-escaped, ``/index.html`` rules) in a dict;
 * the index that decides (``RuleIndex``), built from those patterns when the form is made (so the first decision
   costs no more than the next) and kept for the most recently built forms, ``HOT_RULES`` rules in all: a form whose
   index was let go builds it again at its next decision, from the packed patterns (no parsing, no selection).
@@ -64,7 +64,8 @@ class AgentRules:
         patterns = [rule.pattern for rule in rules]
         self._patterns = "\n".join(patterns)
         self._allows = bytes([*(_ALLOW if rule.allow else _DISALLOW for rule in rules), _ALLOW])
-        self._lines = array("I", [rule.line for rule in rules])
+        lines = [rule.line for rule in rules]
+        self._lines = array("H" if max(lines) < 1 << 16 else "I", lines)  # 2 bytes per line when they fit
         self._written = {rank: rule.written for rank, rule in enumerate(rules) if rule.written != rule.pattern} or None
         self._build(patterns)
 
