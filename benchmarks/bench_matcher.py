@@ -2,7 +2,9 @@
 
 Run from the repository root: ``.venv/bin/python benchmarks/bench_matcher.py`` (``--quick`` for a shorter run).
 Prints three tables (the crawler workload on ../shared/corpus/robots/, scaling with the number of rules,
-adversarial wildcard patterns) and the ratios the project targets. Figures are printed, never asserted.
+adversarial wildcard patterns), the memory held per origin, and the ratios the project targets. scrapy_rep runs
+twice: the full ``Robots`` (rule index built lazily at the first decision) and the compact form a crawler keeps per
+origin (``Robots.compact(agent)``, index built at adoption). Figures are printed, never asserted.
 """
 
 from __future__ import annotations
@@ -16,9 +18,11 @@ import sys
 import time
 import tracemalloc
 import urllib.robotparser
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import partial
+from itertools import cycle, islice
 from pathlib import Path
 from typing import Any
 
@@ -28,12 +32,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from _corpus import CORPUS, load_corpus, synthetic_robots, urls_for
 from protego import Protego
 
-from scrapy_rep.matcher import parse
+from scrapy_rep.matcher import HOT_RULES, AgentRules, Robots, _compact, parse
 from scrapy_rep.matcher._urls import decision_path
+from scrapy_rep.stores import Entry, Outcome
 
 SEED = 20260101
 URLS_PER_FILE = 200
 SIZES = (10, 100, 1_000, 10_000)
+NAME = 18  # width of the parser column
 
 
 @dataclass(frozen=True)
@@ -41,7 +47,7 @@ class Parser:
     """One implementation: how it parses a body and how it decides a list of URLs with a parsed file."""
 
     name: str
-    parse: Callable[[bytes, str], Any]  # (raw bytes, the same decoded as text) -> parsed file
+    parse: Callable[[bytes, str, str], Any]  # (raw bytes, the same decoded as text, agent) -> parsed file
     decide_all: Callable[[Any, Sequence[str], str], int]  # -> how many URLs were allowed
 
 
@@ -50,12 +56,17 @@ def _ours_decide(robots: Any, urls: Sequence[str], agent: str) -> int:
     return sum(1 for url in urls if allowed(url, agent))
 
 
+def _compact_decide(form: AgentRules, urls: Sequence[str], _: str) -> int:
+    allowed = form.allowed  # the agent was fixed by compact()
+    return sum(1 for url in urls if allowed(url))
+
+
 def _protego_decide(robots: Any, urls: Sequence[str], agent: str) -> int:
     can_fetch = robots.can_fetch
     return sum(1 for url in urls if can_fetch(url, agent))
 
 
-def _urllib_parse(_: bytes, text: str) -> urllib.robotparser.RobotFileParser:
+def _urllib_parse(_: bytes, text: str, __: str) -> urllib.robotparser.RobotFileParser:
     robots = urllib.robotparser.RobotFileParser()
     robots.parse(text.splitlines())
     return robots
@@ -67,9 +78,11 @@ def _urllib_decide(robots: Any, urls: Sequence[str], agent: str) -> int:
 
 
 # scrapy_rep reads bytes (as Scrapy hands them to a RobotParser); the others get text decoded beforehand, untimed.
+# "scrapy_rep compact" parses and builds the compact form for the agent: a crawler does both when it adopts a file.
 PARSERS = (
-    Parser("scrapy_rep", lambda data, _: parse(data), _ours_decide),
-    Parser("protego", lambda _, text: Protego.parse(text), _protego_decide),
+    Parser("scrapy_rep", lambda data, _, __: parse(data), _ours_decide),
+    Parser("scrapy_rep compact", lambda data, _, agent: parse(data).compact(agent), _compact_decide),
+    Parser("protego", lambda _, text, __: Protego.parse(text), _protego_decide),
     Parser("urllib", _urllib_parse, _urllib_decide),
 )
 
@@ -77,7 +90,7 @@ PARSERS = (
 @dataclass
 class CrawlerResult:
     parse_s: float
-    first_s: float  # the decisions on freshly parsed files (scrapy_rep builds its rule index lazily here)
+    first_s: float  # the decisions on freshly parsed files (the full Robots builds its rule index lazily here)
     steady_s: float  # the same decisions again
     decisions: int
     memory_per_file: float
@@ -108,7 +121,7 @@ def bench_crawler(files: list[tuple[str, bytes]], agent: str, repeats: int) -> d
             for i, ((_, body), text, batch) in enumerate(zip(files, texts, urls, strict=True)):
                 for parser in PARSERS:
                     start = time.perf_counter()
-                    robots = parser.parse(body, text)
+                    robots = parser.parse(body, text, agent)
                     parsed_at = time.perf_counter()
                     allowed[parser.name] += parser.decide_all(robots, batch, agent)
                     first_at = time.perf_counter()
@@ -133,18 +146,116 @@ def bench_crawler(files: list[tuple[str, bytes]], agent: str, repeats: int) -> d
 def _memory_per_file(
     parser: Parser, files: list[tuple[str, bytes]], texts: list[str], urls: list[list[str]], agent: str
 ) -> float:
-    """Bytes still allocated per file once every file is parsed and decided (caches and indexes included)."""
+    """Bytes still allocated per file once every file is parsed and decided (caches and indexes included, so for
+    the compact form the hot indexes of the last ``HOT_RULES`` rules)."""
+
+    def parse_and_decide() -> list[Any]:
+        parsed = [parser.parse(body, text, agent) for (_, body), text in zip(files, texts, strict=True)]
+        for robots, batch in zip(parsed, urls, strict=True):
+            parser.decide_all(robots, batch, agent)
+        return parsed
+
+    return _retained(parse_and_decide) / len(files)
+
+
+def _retained(build: Callable[[], object]) -> int:
+    """Bytes that tracemalloc still counts once ``build()`` has returned, its result alive."""
     gc.collect()
     tracemalloc.start()
-    before = tracemalloc.get_traced_memory()[0]
-    parsed = [parser.parse(body, text) for (_, body), text in zip(files, texts, strict=True)]
-    for robots, batch in zip(parsed, urls, strict=True):
-        parser.decide_all(robots, batch, agent)
+    kept = build()  # alive until measured
     gc.collect()
-    retained = tracemalloc.get_traced_memory()[0] - before
+    retained = tracemalloc.get_traced_memory()[0]
     tracemalloc.stop()
-    del parsed
-    return retained / len(files)
+    del kept
+    return retained
+
+
+@dataclass
+class MemoryResult:
+    per_origin: dict[str, float]  # bytes per origin of each way of holding it, the compact forms cold
+    hot_rules: int  # rules in the built indexes of the hot forms, filled to the budget from the corpus
+    hot_bytes: int  # what those indexes hold
+
+
+@contextmanager
+def _hot_budget(rules: int) -> Iterator[None]:
+    """``_compact._HOT``'s budget set to ``rules`` meanwhile (0: only the newest form keeps its index)."""
+    hot = _compact._HOT
+    saved, hot.budget = hot.budget, rules
+    try:
+        yield
+    finally:
+        hot.budget = saved
+
+
+def bench_memory(files: list[tuple[str, bytes]], agent: str) -> MemoryResult:
+    """What the middleware holds per origin (an ``Entry`` and the compact form, cold), its parts, and what Scrapy's
+    built-in (a Protego) or the old state (an ``Entry`` and a full ``Robots`` after one decision) would hold; then
+    the hot cache at its budget. Each object is made and decides one URL, as an adopted file does."""
+    rng = random.Random(SEED)
+    texts = [body.decode("utf-8", "replace") for _, body in files]
+    firsts = [urls_for(site, body, rng, 1)[0] for site, body in files]
+
+    def entry(site: str, body: bytes) -> Entry:
+        return Entry(origin=f"https://{site}", outcome=Outcome.RULES, fetched_at=0.0, expires_at=1.0, body=body)
+
+    def form(body: bytes, url: str) -> AgentRules:
+        rules = parse(body).compact(agent)
+        rules.allowed(url)
+        return rules
+
+    def full(body: bytes, url: str) -> Robots:
+        robots = parse(body)
+        robots.allowed(url, agent)
+        return robots
+
+    def protego(text: str, url: str) -> Protego:
+        robots = Protego.parse(text)
+        robots.can_fetch(url, agent)
+        return robots
+
+    kinds: dict[str, Callable[[str, bytes, str, str], tuple[object, ...]]] = {
+        "entry + compact form": lambda site, body, _, url: (entry(site, body), form(body, url)),
+        "compact form alone": lambda _, body, __, url: (form(body, url),),
+        "entry alone": lambda site, body, _, __: (entry(site, body),),
+        "Protego": lambda _, __, text, url: (protego(text, url),),
+        "entry + full Robots": lambda site, body, _, url: (entry(site, body), full(body, url)),
+    }
+    inputs = [(site, body, text, url) for (site, body), text, url in zip(files, texts, firsts, strict=True)]
+    per_origin = {}
+    with _hot_budget(0):
+        for name, make in kinds.items():
+            per_origin[name] = _retained(lambda make=make: [obj for args in inputs for obj in make(*args)]) / len(files)
+    return MemoryResult(per_origin, *_hot_cache([body for _, body in files], agent))
+
+
+def _hot_cache(bodies: list[bytes], agent: str) -> tuple[int, int]:
+    """(rules, bytes) of the hot indexes at the budget: forms are made from ``bodies`` (round and round) until the
+    oldest let their index go; the bytes are what tracemalloc sees freed when all of them let it go."""
+    hot = _compact._HOT
+    tiny = parse(b"User-agent: *\nDisallow: /private\n")
+
+    def let_go() -> None:
+        with _hot_budget(0):
+            tiny.compact(agent)  # the newest form: every other lets its index go
+
+    let_go()
+    gc.collect()
+    tracemalloc.start()
+    forms = []
+    for body in islice(cycle(bodies), hot.budget):  # enough: each form with rules adds one rule or more
+        count, rules = len(hot), hot.rules
+        forms.append(parse(body).compact(agent))
+        if len(hot) <= count and hot.rules != rules:  # a form with rules came in and older ones let theirs go
+            break
+    rules = hot.rules
+    gc.collect()
+    filled = tracemalloc.get_traced_memory()[0]
+    let_go()
+    gc.collect()
+    freed = filled - tracemalloc.get_traced_memory()[0]
+    tracemalloc.stop()
+    return rules, freed
 
 
 def bench_scaling(agent: str, budget_s: float) -> dict[str, dict[int, float]]:
@@ -155,7 +266,7 @@ def bench_scaling(agent: str, budget_s: float) -> dict[str, dict[int, float]]:
         text = synthetic_robots(size, rng)
         urls = urls_for("example.com", text.encode(), rng, URLS_PER_FILE)
         for parser in PARSERS:
-            robots = parser.parse(text.encode(), text)
+            robots = parser.parse(text.encode(), text, agent)
             parser.decide_all(robots, urls[:1], agent)  # warm: builds lazy structures
             run = partial(parser.decide_all, robots, urls, agent)
             results[parser.name][size] = _ns_per_call(run, len(urls), budget_s)
@@ -178,7 +289,7 @@ def bench_adversarial(agent: str, budget_s: float) -> list[tuple[str, dict[str, 
         text = f"User-agent: *\nDisallow: {pattern}\n"
         row = {}
         for parser in PARSERS:
-            robots = parser.parse(text.encode(), text)
+            robots = parser.parse(text.encode(), text, agent)
             start = time.perf_counter()
             allowed = parser.decide_all(robots, [path], agent) == 1
             once = time.perf_counter() - start
@@ -226,12 +337,12 @@ def bench_path_extraction(files: list[tuple[str, bytes]], repeats: int) -> float
 def print_crawler(results: dict[str, CrawlerResult], files: int) -> None:
     print(f"\nCrawler workload: {files} corpus files, {URLS_PER_FILE} URLs each (per file, best of the rounds)")
     print(
-        f"{'parser':<11} {'parse ms':>9} {'µs/file':>8} {'decide ms':>10} {'ns/dec':>8} {'steady ns/dec':>14} "
+        f"{'parser':<{NAME}} {'parse ms':>9} {'µs/file':>8} {'decide ms':>10} {'ns/dec':>8} {'steady ns/dec':>14} "
         f"{'total ms':>9} {'KiB/file':>9} {'allowed':>8}"
     )
     for name, r in results.items():
         print(
-            f"{name:<11} {r.parse_s * 1e3:9.1f} {r.parse_s * 1e6 / files:8.1f} {r.first_s * 1e3:10.1f} "
+            f"{name:<{NAME}} {r.parse_s * 1e3:9.1f} {r.parse_s * 1e6 / files:8.1f} {r.first_s * 1e3:10.1f} "
             f"{r.first_s * 1e9 / r.decisions:8.0f} {r.steady_s * 1e9 / r.decisions:14.0f} {r.total_s * 1e3:9.1f} "
             f"{r.memory_per_file / 1024:9.1f} {r.allowed:8d}"
         )
@@ -239,10 +350,10 @@ def print_crawler(results: dict[str, CrawlerResult], files: int) -> None:
 
 def print_scaling(results: dict[str, dict[int, float]]) -> None:
     print("\nScaling: ns per decision (steady state), synthetic files, 80% plain prefixes / 20% wildcards")
-    print(f"{'parser':<11}" + "".join(f"{size:>10,}" for size in SIZES) + f"{'10k/10':>10}")
+    print(f"{'parser':<{NAME}}" + "".join(f"{size:>10,}" for size in SIZES) + f"{'10k/10':>10}")
     for name, row in results.items():
         growth = row[SIZES[-1]] / row[SIZES[0]]
-        print(f"{name:<11}" + "".join(f"{row[size]:10.0f}" for size in SIZES) + f"{growth:9.1f}x")
+        print(f"{name:<{NAME}}" + "".join(f"{row[size]:10.0f}" for size in SIZES) + f"{growth:9.1f}x")
 
 
 def print_adversarial(rows: list[tuple[str, dict[str, tuple[float, bool]]]]) -> None:
@@ -250,6 +361,19 @@ def print_adversarial(rows: list[tuple[str, dict[str, tuple[float, bool]]]]) -> 
     print(f"{'case':<40}" + "".join(f"{parser.name:>20}" for parser in PARSERS))
     for label, row in rows:
         print(f"{label:<40}" + "".join(f"{row[p.name][0]:13.1f} ({'y' if row[p.name][1] else 'n'})  " for p in PARSERS))
+
+
+def print_memory(result: MemoryResult, files: int) -> None:
+    print(f"\nMemory per origin: what tracemalloc still counts, {files} corpus files, after one decision each")
+    print("(entry: scrapy_rep.stores.Entry, body compressed; compact forms cold: only the newest keeps its index)")
+    for name, size in result.per_origin.items():
+        target = "   (target <= 3 KiB per origin)" if name == "entry + compact form" else ""
+        print(f"  {name:<22} {size / 1024:6.2f} KiB{target}")
+    print(
+        f"  + {result.hot_bytes / 2**20:.1f} MiB for the whole process, at most HOT_RULES = {HOT_RULES:,} rules: the "
+        f"hot indexes ({result.hot_rules:,} rules measured, {result.hot_bytes / max(result.hot_rules, 1):.0f} "
+        "bytes per rule)"
+    )
 
 
 def print_ratios(crawler: dict[str, CrawlerResult] | None, scaling: dict[str, dict[int, float]]) -> None:
@@ -260,8 +384,18 @@ def print_ratios(crawler: dict[str, CrawlerResult] | None, scaling: dict[str, di
         print(f"  decisions, steady state:                  {theirs.steady_s / ours.steady_s:6.1f}x   (target >= 5x)")
         print(f"  whole workload (parse + all decisions):   {theirs.total_s / ours.total_s:6.1f}x   (target >= 3x)")
         print(f"  parse:                                    {theirs.parse_s / ours.parse_s:6.1f}x   (target >= 1x)")
-    row = scaling["scrapy_rep"]
-    print(f"  growth 10k/10 rules, scrapy_rep:          {row[SIZES[-1]] / row[SIZES[0]]:6.1f}x   (target <= 5x)")
+        form = crawler["scrapy_rep compact"]
+        print("  compact form (parse + compact at adoption):")
+        print(f"    decisions from the first one (index built at adoption): {theirs.first_s / form.first_s:6.1f}x"
+              "   (target >= 5x)")
+        print(f"    decisions, steady state:                                {theirs.steady_s / form.steady_s:6.1f}x"
+              "   (target >= 5x)")
+        print(f"    whole workload (parse + compact + all decisions):       {theirs.total_s / form.total_s:6.1f}x"
+              "   (target >= 3x)")
+    for name in ("scrapy_rep", "scrapy_rep compact"):
+        row = scaling[name]
+        growth = row[SIZES[-1]] / row[SIZES[0]]
+        print(f"  growth 10k/10 rules, {name + ':':<21}{growth:6.1f}x   (target <= 3x)")
     row = scaling["protego"]
     print(f"  growth 10k/10 rules, Protego:             {row[SIZES[-1]] / row[SIZES[0]]:6.1f}x")
 
@@ -288,6 +422,7 @@ def main(argv: list[str] | None = None) -> None:
             f"  of a scrapy_rep decision, URL -> path (decision_path): {extraction:.0f} ns "
             f"({extraction / steady:.0%} of the steady decision)"
         )
+        print_memory(bench_memory(files, args.agent), len(files))
     else:
         print(f"\nCrawler workload skipped: corpus not found at {CORPUS}")
     scaling = bench_scaling(args.agent, budget)
