@@ -191,7 +191,8 @@ def main() -> None:
                 if mode == "rep-sqlite":
                     result.update(sqlite_figures(database))
                 results.append(result)
-                print(f"  {mode}: {result['wall_s']:.0f} s", flush=True)
+                # the figures at once, kept if a later mode fails or is interrupted
+                print(f"  {mode}: {result['wall_s']:.0f} s {json.dumps(result)}", flush=True)
     finally:
         server.terminate()
         server.wait()

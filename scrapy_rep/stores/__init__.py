@@ -54,8 +54,9 @@ __all__ = [
     "validate_store_uri",
 ]
 
-#: Default bound of the memory store (about 1 KB each for typical robots.txt files: docs/stores.md).
-DEFAULT_MAX_ORIGINS = 10_000
+#: Default bound of the memory store and of the middleware's in-process map: what about 300 MB holds (an origin's
+#: entry, body compressed, and compact decision form take ~2.6 KB on real files: docs/stores.md).
+DEFAULT_MAX_ORIGINS = 100_000
 
 _DEFAULT_SQLITE_TIMEOUT = 5.0  # waited in the store's worker thread, not on the reactor: sqlite.py
 _DEFAULT_REDIS_TIMEOUT = 1.0  # a dead or hung Redis is reported after about twice this
