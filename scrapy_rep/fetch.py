@@ -11,7 +11,7 @@ used by ``body.RobotsBodyMiddleware`` before Scrapy's HttpCompressionMiddleware 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Protocol
 from urllib.parse import urljoin, urlsplit
 
 from scrapy import Request
@@ -66,6 +66,10 @@ def stop_at_cap(data: bytes, request: Request) -> None:
     request.meta["rep_received"] = received
     if received >= max_size:
         raise StopDownload(fail=False)
+
+
+class Fetcher(Protocol):
+    async def fetch(self, origin: Origin, url: str | None = None) -> FetchResult: ...
 
 
 class RobotsFetcher:

@@ -40,6 +40,7 @@ from .matcher import AgentRules, parse
 from .origin import ROBOTS_PATH, NoOrigin, Origin, origin_of, origin_of_parts
 from .outcome_log import OutcomeLog
 from .parking import AT_CLOSE, RELEASED, Parking, came_from_scheduler, mark_scheduled
+from .places import Places
 from .policy import has_copy, should_hold
 from .refresh import Refresher
 from .robots_request import RobotsRequests
@@ -76,9 +77,10 @@ class RobotsMiddleware:
         self.stats: StatsCollector = crawler.stats
         self.internals = _scrapy.Internals(crawler, self.stats)
         self.parking = Parking(self.internals, self.stats, config.max_parked, on_closing=self._engine_closing)
+        self.places = Places(self.internals)  # each robots.txt fetch holds a downloader place (places.py)
         fetcher = KeepingFetcher(self._download, config.max_size, config.max_redirects, lambda k: self.origins.get(k))
         self._robots_requests = RobotsRequests(config.robots_request)  # REP_ROBOTS_REQUEST; never a browser page
-        self.refresher = Refresher(store, fetcher, config, clock, self.stats)
+        self.refresher = Refresher(store, fetcher, config, clock, self.stats, on_lease_wait=self.places.step_aside)
         self.origins = OriginMap(config.memory_max_origins)  # least recently used first
         self._outcome_log = OutcomeLog(clock)
         self._waiting_log = WaitingLog(crawler, clock, config.hold_timeout)  # held requests: INFO lines, close
@@ -208,13 +210,17 @@ class RobotsMiddleware:
             self._evict_beyond_bound()
         else:
             self.origins.used(key)
+        event = None
         if state.state is State.UNKNOWN:
             self.stats.inc_value("rep/cache/misses")
-            self._start_fetch(state, origin, Event.FETCH_STARTED)
+            event = Event.FETCH_STARTED
         elif state.state is State.READY:  # expired
             self.stats.inc_value("rep/cache/refreshes")
-            self._start_fetch(state, origin, Event.EXPIRED)
-        result, parked = await self._hold(state, request)
+            event = Event.EXPIRED
+        waiter, parked = self._park(state, request)
+        if event is not None:  # after parking: the fetch takes the downloader place the request left (places.py)
+            self._start_fetch(state, origin, event, lent=not parked)
+        result = await self._held(request, waiter, parked)
         if result in (TIMEOUT, CLOSING):
             self._report.dropped(state, request)
             if result == TIMEOUT and self._dry_run.sends_after_timeout(request, state, self.crawler.spider):
@@ -226,17 +232,20 @@ class RobotsMiddleware:
             raise IgnoreRequest(f"{key} robots.txt unavailable ({result})")
         return result, parked
 
-    async def _hold(self, state: OriginState, request: Request) -> tuple[Any, bool]:
+    def _park(self, state: OriginState, request: Request) -> tuple[Deferred[Any], bool]:
+        """``request`` starts waiting for ``state``'s entry (dropped at REP_HOLD_TIMEOUT): its waiter, and whether
+        it left the downloader's active set."""
         waiter: Deferred[Any] = Deferred()
         state.waiters[waiter] = request
         self._waiting_log.held(state, waiter)
         timer = self.clock.callLater(self.config.hold_timeout, self._give_up, state, waiter, TIMEOUT)
-        parked = self.parking.wait(request)
+        waiter.addBoth(_cancel, timer)
+        return waiter, self.parking.wait(request)
+
+    async def _held(self, request: Request, waiter: Deferred[Any], parked: bool) -> Any:
         try:
-            return await maybe_deferred_to_future(waiter), parked
+            return await maybe_deferred_to_future(waiter)
         finally:
-            if timer.active():
-                timer.cancel()
             self.parking.done(request, parked)
 
     def _evict_beyond_bound(self) -> None:
@@ -263,6 +272,7 @@ class RobotsMiddleware:
         """The engine began closing: hand the waiting requests back to a scheduler that keeps its queue, else drop
         them. Only requests that came from the scheduler go back: one from ``engine.download`` would come straight
         back through the middleware while the engine closes."""
+        self.places.close()
         keeps = self.internals.scheduler_keeps_queue()
         for state in self.origins.values():
             for waiter, request in list(state.waiters.items()):
@@ -274,21 +284,27 @@ class RobotsMiddleware:
 
     # -- fetching ------------------------------------------------------------------------------------------------
 
-    def _start_fetch(self, state: OriginState, origin: Origin, event: Event) -> None:
+    def _start_fetch(self, state: OriginState, origin: Origin, event: Event, *, lent: bool = False) -> None:
+        """``lent``: the request that starts it stays in the downloader's active set (it could not park), and the
+        fetch uses its place (places.py)."""
         state.handle(event)
-        deferred_from_coro(self._refresh(state, origin))
+        deferred_from_coro(self._refresh(state, origin, lent))
 
-    async def _download(self, request: Request) -> Response:
-        """One robots.txt hop through the engine. The size cap's ``bytes_received`` handler is connected only while
-        robots.txt downloads are in flight: every response's chunks would otherwise go through it."""
+    async def _download(self, request: Request, origin: str) -> Response:
+        """One robots.txt hop of ``origin``'s fetch through the engine, in the fetch's downloader place. The size
+        cap's ``bytes_received`` handler is connected only while robots.txt downloads are in flight: every
+        response's chunks would otherwise go through it."""
         assert self.crawler.engine is not None
         request = self._robots_requests.prepare(request)  # each hop: REP_ROBOTS_REQUEST, markers, playwright=False
+        if not await self.places.enter(origin):
+            raise IgnoreRequest("the crawl is closing")  # a network error to RobotsFetcher; nothing is adopted
         if self._robots_in_flight == 0:
             self.crawler.signals.connect(self._bytes_received, signal=signals.bytes_received)
         self._robots_in_flight += 1
         try:
-            return await _scrapy.download(self.crawler.engine, request)
+            return await _scrapy.download(self.crawler.engine, request)  # in the active set from this same step
         finally:
+            self.places.sent()
             self._robots_in_flight -= 1
             if self._robots_in_flight == 0:
                 self.crawler.signals.disconnect(self._bytes_received, signal=signals.bytes_received)
@@ -299,13 +315,18 @@ class RobotsMiddleware:
             return
         self._start_fetch(state, origin, Event.RETRY_DUE)
 
-    async def _refresh(self, state: OriginState, origin: Origin) -> None:
-        """Get a current entry and adopt it (SPEC 2.1, 3.2). Never raises: an unexpected exception at any step is an
-        internal error, which the origin's machine goes through like a network error (SPEC 2.2)."""
+    async def _refresh(self, state: OriginState, origin: Origin, lent: bool) -> None:
+        """Get a current entry and adopt it (SPEC 2.1, 3.2), in a downloader place from the store read to the
+        download (places.py). Never raises: an unexpected exception at any step is an internal error, which the
+        origin's machine goes through like a network error (SPEC 2.2)."""
         try:
+            if not await self.places.take(origin.key, origin.robots_url, lent=lent):
+                return  # closing
             entry, fetched = await self.refresher.current_entry(origin, state.entry)
         except Exception as exc:
             entry, fetched = self._internal_errors.entry_after(state, "fetch", exc, self.crawler.spider), None
+        finally:
+            self.places.release(origin.key)
         if self._closed:
             return
         step = "parse"
@@ -365,6 +386,7 @@ class RobotsMiddleware:
 
     async def _spider_closed(self, reason: str) -> None:
         self._closed = True
+        self.places.close()
         self._drop_all(CLOSING)
         self.parking.close()  # one INFO line when requests went back to a persistent queue
         counts: dict[str, int] = {}
@@ -379,6 +401,12 @@ class RobotsMiddleware:
         self._waiting_log.close()  # WARNING per origin whose held requests were dropped
         self._report.close(self.crawler.spider)  # WARNING when robots.txt stopped everything; INFO forbidden counts
         await self.refresher.close()
+
+
+def _cancel(result: Any, timer: Any) -> Any:
+    if timer.active():
+        timer.cancel()
+    return result
 
 
 def _reactor() -> Clock:

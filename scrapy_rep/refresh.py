@@ -16,6 +16,7 @@ exception propagates to the middleware, which treats it as an internal error (a 
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, NamedTuple, cast
 from uuid import uuid4
 
@@ -26,7 +27,7 @@ from twisted.internet.task import LoopingCall, deferLater
 from twisted.python.failure import Failure
 
 from .config import Clock, Config
-from .fetch import RobotsFetcher
+from .fetch import Fetcher
 from .origin import Origin
 from .policy import FetchResult, next_entry
 from .stores import Entry, Outcome, Store, StoreError
@@ -47,9 +48,10 @@ class Current(NamedTuple):
 
 
 class Refresher:
-    def __init__(self, store: Store, fetcher: RobotsFetcher, config: Config, clock: Clock,
-                 stats: StatsCollector) -> None:
+    def __init__(self, store: Store, fetcher: Fetcher, config: Config, clock: Clock,
+                 stats: StatsCollector, on_lease_wait: Callable[[str], None] = lambda origin: None) -> None:
         self.store = store
+        self.on_lease_wait = on_lease_wait  # called with the origin when another crawler holds its fetch lease
         self.fetcher = fetcher
         self.config = config
         self.clock = clock
@@ -72,6 +74,8 @@ class Refresher:
     async def _fetch_under_lease(self, origin: Origin, previous: Entry | None) -> Current:
         key = origin.key
         leased = await self._take_lease(key)
+        if leased is False:
+            self.on_lease_wait(key)
         while leased is False:  # another crawler is fetching: wait for its entry, or for its lease to lapse
             await maybe_deferred_to_future(
                 deferLater(cast(IReactorTime, self.clock), self.config.store_poll_interval, lambda: None)

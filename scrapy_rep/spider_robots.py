@@ -91,19 +91,23 @@ def is_full_allow_status(status: int | None) -> bool:
     return status is not None and 400 <= status < 500 and status != 429
 
 
-class KeepingFetcher(RobotsFetcher):
-    """A ``RobotsFetcher`` that also keeps the final response's status and headers on the origin's state."""
+class KeepingFetcher:
+    """A ``RobotsFetcher`` per fetch, sending each hop with ``send(request, origin)`` (``origin``: the key of the
+    origin whose fetch it is, for ``places``), that also keeps the final response's status and headers on the
+    origin's state."""
 
-    def __init__(self, download: Callable[[Request], Any], max_size: int, max_redirects: int,
+    def __init__(self, send: Callable[[Request, str], Any], max_size: int, max_redirects: int,
                  state_of: Callable[[str], OriginState | None]) -> None:
-        super().__init__(download, max_size, max_redirects)
+        self.send = send
+        self.max_size = max_size
+        self.max_redirects = max_redirects
         self.state_of = state_of
 
     async def fetch(self, origin: Origin, url: str | None = None) -> FetchResult:
         final: list[Response] = []
 
         async def download(request: Request) -> Response:
-            response: Response = await self.download(request)
+            response: Response = await self.send(request, origin.key)
             final[:] = [response]
             return response
 

@@ -1,0 +1,184 @@
+"""Downloader places for robots.txt fetches: the crawl's limits bound what the plugin sends (DESIGN rule 1; issue 26).
+
+The engine pulls a request from the scheduler only while the downloader's active set holds fewer than
+CONCURRENT_REQUESTS requests (its back-out). A robots.txt download goes through ``engine.download``, past that check,
+and a request waiting for its origin leaves the active set (``parking``); so without this module a store read that
+takes 50 ms let the engine pull hundreds of new origins meanwhile, each starting its own fetch, and their downloads
+then went out all at once: 20x the crawl's concurrency.
+
+Contract: every fetch of an origin's robots.txt holds one *place* in the active set from its start (the store read,
+the fetch lease, another crawler's fetch awaited) until its download is sent:
+
+- a *placeholder* (a ``Request`` that is never sent) stands in the set while no robots.txt request is in it, so the
+  engine counts the fetch and stops pulling when the crawl is at its limit;
+- ``enter`` hands the place to the robots.txt request just before it is sent (the placeholder leaves, the request
+  enters, in one step of the reactor); a redirect's next hop takes a place again; after the download nothing is held
+  (storing the outcome sends nothing);
+- a fetch that finds another crawler fetching the origin (its store lease taken) steps aside while it waits: it sends
+  nothing, and a fleet worker keeps crawling other origins meanwhile;
+- a fetch started by a request that parked takes the place the request left (at once); one started by a request that
+  could not park (REP_MAX_PARKED reached) is *lent* that request's place, which stays in the set, unsent, for the
+  whole fetch (no placeholder: a fetch waiting for a place its own request holds would never start); a retry started
+  by its timer has no request: it waits, placeholder in the set, until the requests in the set other than waiting
+  placeholders number fewer than the limit (checked each time a place is given back and every ADMIT_INTERVAL).
+
+So at no moment are more requests on the network than CONCURRENT_REQUESTS (0: no limit, as Scrapy reads it), whatever
+the store's latency, and waiting places keep the engine from pulling. Where parking is degraded (the engine's active
+set is not as expected, ``_scrapy.Internals``), places are too: fetches start at once, as before this module.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from scrapy import Request
+from twisted.internet.defer import Deferred
+from twisted.internet.task import LoopingCall
+
+if TYPE_CHECKING:
+    from ._scrapy import Internals
+
+#: How often (real seconds) fetches waiting for a place look for one, while any waits.
+ADMIT_INTERVAL = 0.05
+#: Meta key of a placeholder (never sent); its value is the origin whose fetch it stands for.
+PLACEHOLDER_META_KEY = "_rep_place_of"
+
+
+@dataclass(eq=False, slots=True)
+class _Place:
+    origin: str
+    robots_url: str
+    lent: bool = False  # the fetch's own request holds the place (it could not park)
+    placeholder: Request | None = None  # in the active set while the fetch holds a place and sends nothing
+    admitted: Deferred[bool] | None = None  # while the placeholder waits for room
+
+
+class Places:
+    """The places of the robots.txt fetches in flight, by origin (one fetch per origin at a time)."""
+
+    def __init__(self, internals: Internals) -> None:
+        self.internals = internals
+        self._held: dict[str, _Place] = {}
+        self._queue: deque[_Place] = deque()  # placeholders in the active set waiting for room, first come first
+        self._check: LoopingCall | None = None
+        self._closed = False
+
+    @property
+    def limit(self) -> int:
+        return self.internals.crawler.settings.getint("CONCURRENT_REQUESTS")
+
+    @property
+    def waiting(self) -> int:
+        """Fetches waiting for a place."""
+        return len(self._queue)
+
+    async def take(self, origin: str, robots_url: str, *, lent: bool) -> bool:
+        """Before ``origin``'s fetch starts: a place for it (``lent``: its request's own). False once closed (the
+        fetch must not start)."""
+        if self._closed:
+            return False
+        place = self._held[origin] = _Place(origin, robots_url, lent=lent)
+        if lent:
+            return True
+        return await self._placeholder(place)
+
+    async def enter(self, origin: str) -> bool:
+        """Just before a robots.txt request of ``origin``'s fetch is sent: the place passes to it (the caller sends
+        it in the same reactor step). False once closed."""
+        place = self._held.get(origin)
+        if place is None:  # not taken (degraded, or a download outside a fetch): nothing to hand over
+            return not self._closed
+        if place.lent:
+            return True
+        if place.placeholder is None and not await self._placeholder(place):  # a later hop: a place again
+            return False
+        self._leave(place)
+        return True
+
+    def step_aside(self, origin: str) -> None:
+        """``origin``'s fetch waits for another crawler's (its fetch lease is taken): it sends nothing meanwhile, so
+        its placeholder leaves; ``enter`` takes a place again if it downloads after all."""
+        place = self._held.get(origin)
+        if place is not None and place.placeholder is not None and place.admitted is None:
+            self._leave(place)
+            self.internals.schedule_engine()  # the engine may pull into the place
+            self._admit()
+
+    def sent(self) -> None:
+        """A robots.txt download ended: its request left the active set, so a waiting fetch may have room."""
+        self._admit()
+
+    def release(self, origin: str) -> None:
+        """``origin``'s fetch ended (or never sent anything: a store hit): its placeholder, if any, leaves."""
+        place = self._held.pop(origin, None)
+        if place is not None and place.placeholder is not None:
+            self._leave(place)
+            self.internals.schedule_engine()  # the engine may pull into the place
+            self._admit()
+
+    def close(self) -> None:
+        """The crawl is closing: every placeholder leaves, waiting fetches do not start."""
+        self._closed = True
+        for place in list(self._held.values()):
+            self._leave(place)
+        self._held.clear()
+        self._stop_checking()
+
+    # -- the active set ------------------------------------------------------------------------------------------
+
+    async def _placeholder(self, place: _Place) -> bool:
+        active = self.internals.active_requests()
+        if active is None:
+            return not self._closed  # degraded: no places, as before
+        room = self._in_use(active) < self.limit or self.limit <= 0
+        place.placeholder = Request(place.robots_url, dont_filter=True, meta={PLACEHOLDER_META_KEY: place.origin})
+        active.add(place.placeholder)
+        if room:
+            return True
+        place.admitted = Deferred()
+        self._queue.append(place)
+        if self._check is None:
+            self._check = LoopingCall(self._admit)
+            self._check.start(ADMIT_INTERVAL, now=False)
+        admitted: bool = await place.admitted
+        return admitted and not self._closed
+
+    def _in_use(self, active: set[Request]) -> int:
+        """The places taken: the active set less the placeholders still waiting for room."""
+        return len(active) - len(self._queue)
+
+    def _admit(self) -> None:
+        if not self._queue:
+            return
+        active = self.internals.active_requests()
+        admitted: list[_Place] = []
+        while self._queue and (active is None or self.limit <= 0 or self._in_use(active) < self.limit):
+            admitted.append(self._queue.popleft())
+        if not self._queue:
+            self._stop_checking()
+        for place in admitted:
+            self._fire(place, True)
+
+    def _leave(self, place: _Place) -> None:
+        if place.admitted is not None:  # closing while it waits
+            self._queue.remove(place)
+            self._fire(place, False)
+        if place.placeholder is not None:
+            active = self.internals.active_requests()
+            if active is not None:
+                active.discard(place.placeholder)
+            place.placeholder = None
+
+    @staticmethod
+    def _fire(place: _Place, admitted: bool) -> None:
+        waiter, place.admitted = place.admitted, None
+        if waiter is not None and not waiter.called:
+            waiter.callback(admitted)
+
+    def _stop_checking(self) -> None:
+        if self._check is not None:
+            check, self._check = self._check, None
+            if check.running:
+                check.stop()
