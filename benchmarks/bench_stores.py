@@ -29,7 +29,7 @@ import redis
 
 from benchmarks._corpus import load_corpus
 from scrapy_rep.matcher import MAX_BYTES, _compact, parse
-from scrapy_rep.stores import Entry, Outcome, Store, open_store
+from scrapy_rep.stores import Entry, Outcome, Store, StoreError, open_store
 from tests.stores.storetools import RedisServer
 
 AGENT = "examplebot"
@@ -166,6 +166,62 @@ def latencies(corpus: list[bytes], calls: int, workdir: Path, redis_url: str | N
         rows.append([name, *asyncio.run(measure())])
     table(f"Store call latency, µs per call ({calls:,} calls each, one process)",
           ["store", "get hit", "get miss", "put", "lease+release", "whole miss"], rows)
+
+
+# --- many origins at once --------------------------------------------------------------------------------------
+
+#: How many origins each concurrency figure runs through (in waves of the concurrency).
+CONCURRENT_TOTAL = 3_000
+
+
+async def concurrent_refreshes(store: Store, corpus: list[bytes], concurrency: int) -> tuple[float, list[float]]:
+    """``CONCURRENT_TOTAL`` origins refreshed as the middleware does it (get, acquire lease, get, put, release),
+    ``concurrency`` of them at a time. Returns the wall µs per store call and every call's awaited µs."""
+    gate = asyncio.Semaphore(concurrency)
+    waits: list[float] = []
+    entries = [Entry(origin=f"https://conc{concurrency}-{n}.example", outcome=Outcome.RULES, fetched_at=NOW,
+                     expires_at=NOW + 86400, body=corpus[n % len(corpus)], status=200) for n in range(CONCURRENT_TOTAL)]
+
+    async def refresh(n: int) -> None:
+        entry = entries[n]
+        origin = entry.origin
+        async with gate:
+            for call in (lambda: store.get(origin), lambda: store.acquire_lease(origin, "bench", 300),
+                         lambda: store.get(origin), lambda: store.put(entry),
+                         lambda: store.release_lease(origin, "bench")):
+                started = time.perf_counter()
+                await call()
+                waits.append((time.perf_counter() - started) * 1e6)
+
+    started = time.perf_counter()
+    await asyncio.gather(*(refresh(n) for n in range(CONCURRENT_TOTAL)))
+    return (time.perf_counter() - started) * 1e6 / len(waits), sorted(waits)
+
+
+def concurrency(corpus: list[bytes], workdir: Path, redis_url: str | None) -> None:
+    """What one store call costs when 1, 64 or 1,000 origins are refreshed at once (a broad crawl's robots.txt
+    fetches: CONCURRENT_REQUESTS of them, issue 26), against the memory store."""
+    uris = [("memory", "memory"), ("sqlite", f"sqlite://{workdir}/concurrency.db")]
+    if redis_url:
+        uris.append(("redis (loopback)", redis_url))
+    rows = []
+    for name, uri in uris:
+        for at_once in (1, 64, 1000):
+            async def measure(uri: str = uri, at_once: int = at_once) -> tuple[float, list[float]]:
+                store = open_store(uri, clock=lambda: NOW)
+                try:
+                    return await concurrent_refreshes(store, corpus, at_once)
+                finally:
+                    await store.close()
+
+            try:
+                wall, waits = asyncio.run(measure())
+            except StoreError as exc:  # e.g. redis-py's connection pool (100 connections by default) exhausted
+                rows.append([name, at_once, "fails", str(exc)[-60:], "", ""])
+                continue
+            rows.append([name, at_once, wall, waits[len(waits) // 2], waits[int(len(waits) * 0.99)], waits[-1]])
+    table(f"Store calls with many origins at once ({CONCURRENT_TOTAL:,} origins x 5 calls: get, lease, get, put, "
+          "release), µs", ["store", "at once", "wall per call", "awaited median", "p99", "max"], rows)
 
 
 # --- SQLite shared by several processes ------------------------------------------------------------------------
@@ -377,7 +433,8 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=2_000, help="whole misses per process in the SQLite table")
     parser.add_argument("--crawl-origins", type=int, default=100, help="origins in the crawl table")
     parser.add_argument("--crawl-pages", type=int, default=50, help="pages per origin in the crawl table")
-    parser.add_argument("--tables", default="memory,latency,sqlite,crawl,footprint", help="which tables, in order")
+    parser.add_argument("--tables", default="memory,latency,concurrency,sqlite,crawl,footprint",
+                        help="which tables, in order")
     parser.add_argument("--crawl-store", help=argparse.SUPPRESS)
     parser.add_argument("--ports", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -391,6 +448,7 @@ def main() -> None:
             tables: dict[str, Callable[[], None]] = {
                 "memory": lambda: memory_per_origin(corpus),
                 "latency": lambda: latencies(corpus, args.calls, workdir, redis_url),
+                "concurrency": lambda: concurrency(corpus, workdir, redis_url),
                 "sqlite": lambda: sqlite_contention(corpus, args.processes, args.rounds, workdir),
                 "crawl": lambda: crawls(args.crawl_origins, args.crawl_pages, workdir, redis_url),
                 "footprint": lambda: footprints(corpus, args.origins, workdir, redis_server),

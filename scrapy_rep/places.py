@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from scrapy import Request
+from scrapy.utils.defer import maybe_deferred_to_future
 from twisted.internet.defer import Deferred
 from twisted.internet.task import LoopingCall
 
@@ -142,7 +143,7 @@ class Places:
         if self._check is None:
             self._check = LoopingCall(self._admit)
             self._check.start(ADMIT_INTERVAL, now=False)
-        admitted: bool = await place.admitted
+        admitted: bool = await maybe_deferred_to_future(place.admitted)
         return admitted and not self._closed
 
     def _in_use(self, active: set[Request]) -> int:

@@ -7,9 +7,11 @@ origin's entry (``adopted``). From these:
 
 - INFO, at most once per ``LOGSTATS_INTERVAL`` (Scrapy's setting, read once; 0 disables it) while requests are
   held, driven by a ``LoopingCall`` on the injected clock that runs only while something is held;
-- INFO, additionally, each time an origin starts or stops holding (waiters kept by a failed robots.txt, SPEC 2.2's
-  temporary full disallow, whether a retry is in flight or not): the same line, or
-  ``robots.txt: no requests held any more`` when it was the last;
+- INFO, additionally, when an origin starts or stops holding (waiters kept by a failed robots.txt, SPEC 2.2's
+  temporary full disallow, whether a retry is in flight or not): the same line, but only if none was logged in the
+  last interval (``LOGSTATS_INTERVAL``, or 60 s when that is 0), so a broad crawl whose origins start and stop
+  holding by the thousand still says it once per interval; and ``robots.txt: no requests held any more`` once
+  nothing waits, if a held line was logged since the last such line;
 - WARNING at close, per origin whose held requests were dropped (REP_HOLD_TIMEOUT or spider close).
 """
 
@@ -42,6 +44,8 @@ TIMEOUT = "timeout"
 CLOSING = "closing"
 #: A held request's result when the spider closes and the scheduler keeps its queue: handed back, not dropped.
 REQUEUE = "requeue"
+#: The least time (seconds) between two held lines when LOGSTATS_INTERVAL is 0 (no periodic line).
+QUIET_WINDOW = 60.0
 #: How many origins (the most held requests first) the periodic line details.
 WORST_ORIGINS = 3
 #: How many origins the close summary names one line each; the others are summed on one more line.
@@ -71,6 +75,9 @@ class WaitingLog:
         self.clock = clock
         self.hold_timeout = hold_timeout
         self.interval = crawler.settings.getfloat("LOGSTATS_INTERVAL", 60.0)
+        self._window = self.interval if self.interval > 0 else QUIET_WINDOW  # least time between two held lines
+        self._last_line: float | None = None  # when a held line was last logged
+        self._said_held = False  # a held line was logged since the last "no requests held any more"
         self._waiting: dict[str, OriginState] = {}  # origins that have waiters
         self._deadlines: dict[str, dict[Any, float]] = {}  # origin -> {waiter: when REP_HOLD_TIMEOUT drops it}
         self._holding: set[str] = set()  # origins holding waiters (see ``_check``), as last announced
@@ -181,14 +188,29 @@ class WaitingLog:
             else:
                 self._holding.discard(origin)
             if announce:
-                self._log(logging.INFO, "%s", self.held_line() or "robots.txt: no requests held any more")
+                self._announce()
         if not self._waiting:
             self._stop()
+
+    def _announce(self) -> None:
+        """An origin started or stopped holding: the held line unless one was logged within the window (the next
+        periodic line says it), or that nothing is held any more."""
+        line = self.held_line()
+        if line is None:
+            if self._said_held:
+                self._said_held = False
+                self._log(logging.INFO, "robots.txt: no requests held any more")
+        elif self._last_line is None or self.clock.seconds() - self._last_line >= self._window:
+            self._say(line)
 
     def _tick(self) -> None:
         line = self.held_line()
         if line is not None:  # the loop stops once nothing is held; a tick racing that stop says nothing
-            self._log(logging.INFO, "%s", line)
+            self._say(line)
+
+    def _say(self, line: str) -> None:
+        self._last_line, self._said_held = self.clock.seconds(), True
+        self._log(logging.INFO, "%s", line)
 
     def _tick_failed(self, failure: Failure) -> None:
         self._loop = None

@@ -7,6 +7,12 @@ waits of ~13 ms and stalls near 100 ms with four processes writing: inline, thos
 In the worker they delay only the one origin, and the busy ``timeout`` can be generous. One worker also
 serialises the store's statements on its single connection. Under a non-asyncio Twisted reactor there is no
 event loop to wait on, so statements run inline there.
+
+Batches (issue 26): the statements of many origins at once (a broad crawl's robots.txt fetches, CONCURRENT_REQUESTS
+of them) do not queue one thread hand-off and one commit each. Statements called while the worker is busy wait in
+``_pending``; when it is free it takes them all as one batch, in call order, in one transaction (``BEGIN IMMEDIATE``
+when the batch writes: the write lock is taken first, under the busy timeout), and answers each call. A batch that
+fails is rolled back and its statements run again one by one, so each call gets its own result or error.
 """
 
 from __future__ import annotations
@@ -17,6 +23,7 @@ import sqlite3
 import time
 from collections.abc import AsyncIterator, Callable
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from scrapy_rep.stores._base import CorruptEntry, Entry, StoredEntry, StoreError
@@ -47,6 +54,19 @@ WHERE rep_leases.expires_at <= ? OR rep_leases.holder = excluded.holder
 """
 
 
+@dataclass(slots=True)
+class _Call:
+    """One statement waiting for the worker, and the future its caller awaits."""
+
+    sql: str
+    params: tuple[Any, ...]
+    future: asyncio.Future[tuple[list[Any], int]]
+
+
+#: A statement's rows and row count, or the StoreError it raised.
+_Outcome = tuple[list[Any], int] | StoreError
+
+
 class SQLiteStore:
     """Entries and fetch leases in the SQLite file at ``path`` (created on first use).
 
@@ -62,6 +82,8 @@ class SQLiteStore:
         self._timeout = timeout
         self._conn: sqlite3.Connection | None = None
         self._worker: ThreadPoolExecutor | None = None
+        self._pending: list[_Call] = []  # called while a batch runs: the next batch
+        self._running: asyncio.Future[list[_Outcome]] | None = None  # the batch in the worker
 
     async def get(self, origin: str) -> Entry | None:
         rows, _ = await self._run("SELECT record FROM rep_entries WHERE origin = ?", (origin,))
@@ -112,14 +134,78 @@ class SQLiteStore:
         return changed == 1
 
     async def close(self) -> None:
+        while self._running is not None:  # statements already called are answered first
+            await asyncio.shield(self._running)
         await self._offload(self._disconnect)
         if self._worker is not None:
             self._worker.shutdown(wait=False)
             self._worker = None
 
     async def _run(self, sql: str, params: tuple[Any, ...]) -> tuple[list[Any], int]:
-        """The rows and row count of one auto-committed statement, run in the worker thread."""
-        return await self._offload(self._execute, sql, params)
+        """The rows and row count of one statement, run in the worker thread in the next batch."""
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # driven by a non-asyncio Twisted reactor: nothing to wait on, run inline
+            return self._execute(sql, params)
+        call = _Call(sql, params, loop.create_future())
+        self._pending.append(call)
+        if self._running is None:
+            self._next_batch(loop)
+        return await call.future
+
+    def _next_batch(self, loop: asyncio.AbstractEventLoop) -> None:
+        """Hand every pending statement to the worker as one batch; the next starts when it is answered."""
+        batch, self._pending = self._pending, []
+        if self._worker is None:
+            self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="rep-sqlite")
+        running = self._running = loop.run_in_executor(self._worker, self._execute_batch,
+                                                       [(call.sql, call.params) for call in batch])
+
+        def answer(done: asyncio.Future[list[_Outcome]]) -> None:
+            self._running = None
+            try:
+                outcomes = done.result()
+            except BaseException as exc:  # the worker itself failed (shut down): every call gets it
+                outcomes = [StoreError(f"SQLite store {self.path}: {exc!r}")] * len(batch)
+            for call, outcome in zip(batch, outcomes, strict=True):
+                if call.future.done():  # its caller was cancelled
+                    continue
+                if isinstance(outcome, StoreError):
+                    call.future.set_exception(outcome)
+                else:
+                    call.future.set_result(outcome)
+            if self._pending:
+                self._next_batch(loop)
+
+        running.add_done_callback(answer)
+
+    def _execute_batch(self, statements: list[tuple[str, tuple[Any, ...]]]) -> list[_Outcome]:
+        """In the worker: ``statements`` in one transaction (one statement: auto-committed), each one's outcome.
+        A failed transaction is rolled back and its statements run again one by one."""
+        if len(statements) > 1:
+            try:
+                conn = self._connection()
+                writes = any(not sql.lstrip().upper().startswith("SELECT") for sql, _ in statements)
+                conn.execute("BEGIN IMMEDIATE" if writes else "BEGIN")
+                try:
+                    outcomes: list[_Outcome] = []
+                    for sql, params in statements:
+                        cursor = conn.execute(sql, params)
+                        outcomes.append((cursor.fetchall(), cursor.rowcount))
+                    conn.execute("COMMIT")
+                    return outcomes
+                except BaseException:
+                    conn.execute("ROLLBACK")
+                    raise
+            except sqlite3.Error:
+                self._disconnect()  # one by one below, each with its own error
+        return [self._outcome(sql, params) for sql, params in statements]
+
+    def _outcome(self, sql: str, params: tuple[Any, ...]) -> _Outcome:
+        try:
+            return self._execute(sql, params)
+        except StoreError as exc:
+            return exc
 
     async def _offload(self, function: Callable[..., T], *args: Any) -> T:
         try:
