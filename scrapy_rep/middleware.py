@@ -77,7 +77,7 @@ class RobotsMiddleware:
         self.stats: StatsCollector = crawler.stats
         self.internals = _scrapy.Internals(crawler, self.stats)
         self.parking = Parking(self.internals, self.stats, config.max_parked, on_closing=self._engine_closing)
-        self.places = Places(self.internals)  # each robots.txt fetch holds a downloader place (places.py)
+        self.places = Places(self.internals, self._waits_unparked)  # a robots.txt fetch holds a downloader place
         fetcher = KeepingFetcher(self._download, config.max_size, config.max_redirects, lambda k: self.origins.get(k))
         self._robots_requests = RobotsRequests(config.robots_request)  # REP_ROBOTS_REQUEST; never a browser page
         self.refresher = Refresher(store, fetcher, config, clock, self.stats, on_lease_wait=self.places.step_aside)
@@ -219,7 +219,7 @@ class RobotsMiddleware:
             event = Event.EXPIRED
         waiter, parked = self._park(state, request)
         if event is not None:  # after parking: the fetch takes the downloader place the request left (places.py)
-            self._start_fetch(state, origin, event, lent=not parked)
+            self._start_fetch(state, origin, event)
         result = await self._held(request, waiter, parked)
         if result in (TIMEOUT, CLOSING):
             self._report.dropped(state, request)
@@ -284,11 +284,14 @@ class RobotsMiddleware:
 
     # -- fetching ------------------------------------------------------------------------------------------------
 
-    def _start_fetch(self, state: OriginState, origin: Origin, event: Event, *, lent: bool = False) -> None:
-        """``lent``: the request that starts it stays in the downloader's active set (it could not park), and the
-        fetch uses its place (places.py)."""
+    def _start_fetch(self, state: OriginState, origin: Origin, event: Event) -> None:
         state.handle(event)
-        deferred_from_coro(self._refresh(state, origin, lent))
+        deferred_from_coro(self._refresh(state, origin))
+
+    def _waits_unparked(self, key: str) -> bool:
+        """A request of origin ``key`` waits inside the downloader's active set (places.py lends its place)."""
+        state = self.origins.get(key)
+        return state is not None and any(request not in self.parking.parked for request in state.waiters.values())
 
     async def _download(self, request: Request, origin: str) -> Response:
         """One robots.txt hop of ``origin``'s fetch through the engine, in the fetch's downloader place. The size
@@ -315,12 +318,12 @@ class RobotsMiddleware:
             return
         self._start_fetch(state, origin, Event.RETRY_DUE)
 
-    async def _refresh(self, state: OriginState, origin: Origin, lent: bool) -> None:
+    async def _refresh(self, state: OriginState, origin: Origin) -> None:
         """Get a current entry and adopt it (SPEC 2.1, 3.2), in a downloader place from the store read to the
         download (places.py). Never raises: an unexpected exception at any step is an internal error, which the
         origin's machine goes through like a network error (SPEC 2.2)."""
         try:
-            if not await self.places.take(origin.key, origin.robots_url, lent=lent):
+            if not await self.places.take(origin.key, origin.robots_url):
                 return  # closing
             entry, fetched = await self.refresher.current_entry(origin, state.entry)
         except Exception as exc:

@@ -16,11 +16,13 @@ the fetch lease, another crawler's fetch awaited) until its download is sent:
   (storing the outcome sends nothing);
 - a fetch that finds another crawler fetching the origin (its store lease taken) steps aside while it waits: it sends
   nothing, and a fleet worker keeps crawling other origins meanwhile;
-- a fetch started by a request that parked takes the place the request left (at once); one started by a request that
-  could not park (REP_MAX_PARKED reached) is *lent* that request's place, which stays in the set, unsent, for the
-  whole fetch (no placeholder: a fetch waiting for a place its own request holds would never start); a retry started
-  by its timer has no request: it waits, placeholder in the set, until the requests in the set other than waiting
-  placeholders number fewer than the limit (checked each time a place is given back and every ADMIT_INTERVAL).
+- a fetch started by a request that parked takes the place the request left (at once);
+- while a request of the origin waits inside the set (it could not park: REP_MAX_PARKED reached), that request's place
+  is *lent* to the fetch: it sends nothing until the fetch ends, so the fetch needs no placeholder (one waiting for a
+  place that its own requests hold would never start);
+- otherwise (a retry started by its timer, a redirect's next hop, a fetch back from another crawler's lease) it waits,
+  placeholder in the set, until the requests in the set other than waiting placeholders number fewer than the limit
+  (checked each time a place is given back and every ADMIT_INTERVAL).
 
 So at no moment are more requests on the network than CONCURRENT_REQUESTS (0: no limit, as Scrapy reads it), whatever
 the store's latency, and waiting places keep the engine from pulling. Where parking is degraded (the engine's active
@@ -30,6 +32,7 @@ set is not as expected, ``_scrapy.Internals``), places are too: fetches start at
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -51,7 +54,6 @@ PLACEHOLDER_META_KEY = "_rep_place_of"
 class _Place:
     origin: str
     robots_url: str
-    lent: bool = False  # the fetch's own request holds the place (it could not park)
     placeholder: Request | None = None  # in the active set while the fetch holds a place and sends nothing
     admitted: Deferred[bool] | None = None  # while the placeholder waits for room
 
@@ -59,8 +61,9 @@ class _Place:
 class Places:
     """The places of the robots.txt fetches in flight, by origin (one fetch per origin at a time)."""
 
-    def __init__(self, internals: Internals) -> None:
+    def __init__(self, internals: Internals, lends: Callable[[str], bool]) -> None:
         self.internals = internals
+        self.lends = lends  # lends(origin): a request of the origin waits inside the active set (it could not park)
         self._held: dict[str, _Place] = {}
         self._queue: deque[_Place] = deque()  # placeholders in the active set waiting for room, first come first
         self._check: LoopingCall | None = None
@@ -75,14 +78,11 @@ class Places:
         """Fetches waiting for a place."""
         return len(self._queue)
 
-    async def take(self, origin: str, robots_url: str, *, lent: bool) -> bool:
-        """Before ``origin``'s fetch starts: a place for it (``lent``: its request's own). False once closed (the
-        fetch must not start)."""
+    async def take(self, origin: str, robots_url: str) -> bool:
+        """Before ``origin``'s fetch starts: a place for it. False once closed (the fetch must not start)."""
         if self._closed:
             return False
-        place = self._held[origin] = _Place(origin, robots_url, lent=lent)
-        if lent:
-            return True
+        place = self._held[origin] = _Place(origin, robots_url)
         return await self._placeholder(place)
 
     async def enter(self, origin: str) -> bool:
@@ -91,11 +91,9 @@ class Places:
         place = self._held.get(origin)
         if place is None:  # not taken (degraded, or a download outside a fetch): nothing to hand over
             return not self._closed
-        if place.lent:
-            return True
         if place.placeholder is None and not await self._placeholder(place):  # a later hop: a place again
             return False
-        self._leave(place)
+        self._leave(place)  # lent (no placeholder): nothing to hand over
         return True
 
     def step_aside(self, origin: str) -> None:
@@ -131,8 +129,8 @@ class Places:
 
     async def _placeholder(self, place: _Place) -> bool:
         active = self.internals.active_requests()
-        if active is None:
-            return not self._closed  # degraded: no places, as before
+        if active is None or self.lends(place.origin):
+            return not self._closed  # degraded: no places, as before; or lent: a waiting request's place
         room = self._in_use(active) < self.limit or self.limit <= 0
         place.placeholder = Request(place.robots_url, dont_filter=True, meta={PLACEHOLDER_META_KEY: place.origin})
         active.add(place.placeholder)

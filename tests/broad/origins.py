@@ -10,9 +10,11 @@ from the host name, so one listening port on 127.0.0.1 stands for any number of 
 - the two ``page_paths`` of its file (one from the file's first Disallow rule when it has one) are small HTML pages;
 - anything else, or a request that is not an absolute ``http://`` URI for a ``site-N.test`` host, is a 404.
 
-Every request is logged as ``(host, path)`` in ``hits`` (path with its query, as received), so a test can count.
-A plain (not proxied) ``GET /_hits`` answers a JSON summary of the log and clears it (the benchmark's way to read the
-counts of a server in another process).
+Every request is logged as ``(host, path)`` in ``hits`` (path with its query, as received), so a test can count, and
+the TCP connections open at once are counted as they open and close (``connections.peak``: what the crawler's
+concurrency costs the server, the figure politeness is measured by). A plain (not proxied) ``GET /_hits`` answers a
+JSON summary of the log and the connection peak, and clears both (the benchmark's way to read the counts of a server
+in another process). ``robots_failures`` = N: each origin's first N robots.txt requests answer 503.
 
 ``ProxyEverything`` is the crawl's side: a downloader middleware putting ``meta["proxy"] = BROAD_PROXY`` on every
 request. The robots.txt requests scrapy-rep makes go through the engine and every enabled downloader middleware
@@ -93,15 +95,59 @@ def _as_sent(path: str) -> str:
     return parts.path + (f"?{parts.query}" if parts.query else "")
 
 
+class Connections:
+    """How many TCP connections a server has open, and the most it had at once since ``reset``."""
+
+    def __init__(self) -> None:
+        self.open = 0
+        self.peak = 0
+
+    def opened(self) -> None:
+        self.open += 1
+        self.peak = max(self.peak, self.open)
+
+    def closed(self) -> None:
+        self.open -= 1
+
+    def reset(self) -> None:
+        self.peak = self.open
+
+
+class CountingSite(server.Site):
+    """A ``twisted.web.server.Site`` that counts its connections in ``connections``."""
+
+    def __init__(self, root: resource.Resource, connections: Connections) -> None:
+        super().__init__(root)
+        self.connections = connections
+
+    def buildProtocol(self, addr: Any) -> Any:
+        channel = super().buildProtocol(addr)
+        made, lost = channel.connectionMade, channel.connectionLost
+        connections = self.connections
+
+        def connection_made() -> None:
+            connections.opened()
+            made()
+
+        def connection_lost(reason: Any) -> None:
+            connections.closed()
+            lost(reason)
+
+        channel.connectionMade, channel.connectionLost = connection_made, connection_lost
+        return channel
+
+
 class OriginsProxy(resource.Resource):
     """The server; ``bodies`` are the robots.txt files given out round-robin to the origins."""
 
     isLeaf = True
 
-    def __init__(self, bodies: Sequence[bytes]) -> None:
+    def __init__(self, bodies: Sequence[bytes], robots_failures: int = 0) -> None:
         super().__init__()
         self.bodies = list(bodies)
+        self.robots_failures = robots_failures
         self.hits: list[tuple[str, str]] = []
+        self.connections = Connections()
         self.port: IListeningPort | None = None
 
     def body_of(self, n: int) -> bytes:
@@ -118,7 +164,9 @@ class OriginsProxy(resource.Resource):
     def start(self) -> OriginsProxy:
         from twisted.internet import reactor  # here: importing this module must not install a reactor
 
-        self.port = reactor.listenTCP(0, server.Site(self), interface="127.0.0.1")  # type: ignore[attr-defined]
+        self.port = reactor.listenTCP(  # type: ignore[attr-defined]
+            0, CountingSite(self, self.connections), interface="127.0.0.1"
+        )
         return self
 
     @property
@@ -144,6 +192,8 @@ class OriginsProxy(resource.Resource):
             return self._answer(request, 404, {}, b"not an origin of this proxy")
         body = self.body_of(int(found.group(1)))
         if path == "/robots.txt":
+            if self.robots_failures and self.hits.count((host_header, path)) <= self.robots_failures:
+                return self._answer(request, 503, {}, b"try later")
             return self._answer(request, 200, ROBOTS_HEADERS, body)
         if path in page_paths(body):
             return self._answer(request, 200, PAGE_HEADERS, PAGE)
@@ -155,9 +205,10 @@ class OriginsProxy(resource.Resource):
         summary: dict[str, Any] = {
             "hits": len(self.hits), "robots": sum(robots.values()), "robots_origins": len(robots),
             "robots_max_per_origin": max(robots.values(), default=0), "pages": sum(pages.values()),
-            "pages_max_per_url": max(pages.values(), default=0),
+            "pages_max_per_url": max(pages.values(), default=0), "peak_connections": self.connections.peak,
         }
         self.hits.clear()
+        self.connections.reset()
         return self._answer(request, 200, {b"Content-Type": b"application/json"}, json.dumps(summary).encode())
 
     @staticmethod

@@ -1,0 +1,149 @@
+"""The crawl's own limits bound what the plugin sends (DESIGN rule 1, issue 26), measured at the server.
+
+Many origins behind ``OriginsProxy`` (one loopback port), whose open TCP connections are counted as they open and
+close. Scrapy pools its connections to the proxy and keeps up to CONCURRENT_REQUESTS_PER_DOMAIN of them idle; set to
+CONCURRENT_REQUESTS, no connection is ever closed by the pool, so the most connections the server had open at once is
+the most requests the crawl had on the wire at once.
+
+- A store that answers every call 50 ms late (``SlowStore`` around the memory store), or a real SQLite file: before
+  the fix, requests of new origins were pulled while earlier origins' store reads waited, and their robots.txt
+  downloads then went out together (170 connections at CONCURRENT_REQUESTS = 16 for 1,000 origins).
+- Retries due at the same moment (every origin's robots.txt answered 503 once; the injected clock makes their
+  back-off end together): they wait for places instead of all going out at once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+import pytest_twisted
+from scrapy.crawler import Crawler
+from twisted.internet.task import Clock
+
+import scrapy_rep.middleware as middleware_module
+from scrapy_rep.config import Config
+from scrapy_rep.matcher import parse
+from scrapy_rep.state import State
+from scrapy_rep.stores import Store
+from tests.broad.origins import OriginsProxy, robots_bodies
+from tests.middleware import crawl as crawl_module
+from tests.middleware.crawl import crawl, middleware
+
+TOKEN = "broadbot"
+#: What every store call waits before it runs (a remote store's round trip, or a busy SQLite file).
+STORE_LATENCY = 0.05
+
+
+class SlowStore:
+    """A store whose every call waits STORE_LATENCY seconds first (on the event loop: the asyncio reactor)."""
+
+    def __init__(self, inner: Store) -> None:
+        self.inner = inner
+        self.calls = 0
+
+    def __getattr__(self, name: str) -> Any:
+        method = getattr(self.inner, name)
+        if name not in ("get", "put", "acquire_lease", "release_lease"):
+            return method
+
+        async def late(*args: Any) -> Any:
+            self.calls += 1
+            await asyncio.sleep(STORE_LATENCY)  # the latency under test, not a synchronisation
+            return await method(*args)
+
+        return late
+
+
+def crawl_settings(proxy: OriginsProxy, concurrency: int) -> dict[str, Any]:
+    return {
+        "LOG_LEVEL": "WARNING", "CONCURRENT_REQUESTS": concurrency, "CONCURRENT_REQUESTS_PER_DOMAIN": concurrency,
+        "REP_USER_AGENT": TOKEN, "BROAD_PROXY": proxy.proxy_url, "DOWNLOAD_TIMEOUT": 10,
+        "DOWNLOADER_MIDDLEWARES": {"tests.broad.origins.ProxyEverything": 50},
+    }
+
+
+def allowed_pages(proxy: OriginsProxy, origins: int) -> tuple[list[str], set[str]]:
+    """One page per origin (its second page: usually allowed), and those its robots.txt allows for TOKEN."""
+    urls = [proxy.url(n, proxy.pages(n)[1]) for n in range(origins)]
+    allowed = {url for n, url in enumerate(urls) if parse(proxy.body_of(n)).allowed(url, TOKEN)}
+    return urls, allowed
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("store", ["slow memory", "sqlite"])
+@pytest_twisted.ensureDeferred
+async def test_a_slow_store_never_puts_more_requests_on_the_wire_than_concurrent_requests(
+        store: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """1,000 origins x 1 page at CONCURRENT_REQUESTS = 16: at most 16 connections at once at the server, no
+    robots.txt download failed, each robots.txt fetched exactly once, every allowed page downloaded."""
+    origins, concurrency = 1000, 16
+    proxy = OriginsProxy(robots_bodies()[0]).start()
+    urls, allowed = allowed_pages(proxy, origins)
+    settings = crawl_settings(proxy, concurrency)
+    slow: list[SlowStore] = []
+    if store == "sqlite":
+        settings["REP_STORE"] = f"sqlite:///{tmp_path / 'rep.db'}"
+    else:
+        real_open = middleware_module.open_crawler_store
+
+        def open_slow(config: Config, clock: Any) -> Any:
+            slow.append(SlowStore(real_open(config, clock)))
+            return slow[-1]
+
+        monkeypatch.setattr(middleware_module, "open_crawler_store", open_slow)
+    monkeypatch.setattr(crawl_module, "WATCHDOG_SECONDS", 240)
+    try:
+        result = await crawl(urls, **settings)
+    finally:
+        await proxy.stop()
+
+    robots = Counter(host for host, path in proxy.hits if path == "/robots.txt")
+    pages = {f"http://{host}{path}" for host, path in proxy.hits if path != "/robots.txt"}
+    summary = (f"{store}: peak {proxy.connections.peak} connections, {sum(robots.values())} robots.txt, "
+               f"{len(pages)} pages, store calls {slow[0].calls if slow else '-'}")
+    print(summary)
+    assert proxy.connections.peak <= concurrency, summary
+    assert proxy.connections.peak >= concurrency // 2, summary  # the crawl did run at its concurrency
+    assert [key for key in result.stats if key.startswith("rep/robots/exception")] == [], result.stats
+    assert len(robots) == origins and set(robots.values()) == {1}, summary
+    assert pages == allowed and sorted(result.downloaded) == sorted(allowed), summary
+    assert not slow or slow[0].calls >= 4 * origins  # every origin went through the slow store
+    result.assert_accounted()
+
+
+@pytest_twisted.ensureDeferred
+async def test_retries_due_together_wait_for_places(monkeypatch: pytest.MonkeyPatch) -> None:
+    """40 origins whose robots.txt answers 503 once, at CONCURRENT_REQUESTS = 4: their 40 retries fall due in one
+    clock step and go out at most 4 at a time (a retry has no request in the downloader: it waits for a place)."""
+    origins, concurrency = 40, 4
+    proxy = OriginsProxy(robots_bodies()[0], robots_failures=1).start()
+    urls, allowed = allowed_pages(proxy, origins)
+    clock = Clock()
+    crawlers: list[Crawler] = []
+    peaks: list[int] = []
+
+    def all_holding_then_retry() -> bool:
+        states = middleware(crawlers[0]).origins.values()
+        if len(states) < origins or any(state.state is not State.HOLDING for state in states):
+            return False
+        peaks.append(proxy.connections.peak)
+        clock.advance(15)  # SPEC 2.5: every origin's first retry is due
+        return True
+
+    try:
+        result = await crawl(urls, **crawl_settings(proxy, concurrency), REP_CLOCK=lambda: clock,
+                             on_crawler=crawlers.append,
+                             spider_kwargs={"phases": [(all_holding_then_retry, [])]})
+    finally:
+        await proxy.stop()
+    robots = Counter(host for host, path in proxy.hits if path == "/robots.txt")
+    assert len(peaks) == 1 and peaks[0] <= concurrency
+    assert proxy.connections.peak <= concurrency, proxy.connections.peak
+    assert len(robots) == origins and set(robots.values()) == {2}  # the 503, then the retry
+    assert sorted(result.downloaded) == sorted(allowed)
+    assert result.stat("rep/robots/status/503") == origins
+    result.assert_accounted()
