@@ -1,25 +1,32 @@
-"""A broad crawl: very many distinct origins x 2 pages, all on loopback behind one proxy port. Prints figures;
-asserts nothing.
+"""A broad crawl: very many distinct origins x 2 pages (``--pages 1``: one), all on loopback behind one proxy port.
+Prints figures; asserts nothing.
 
 The server is ``tests.broad.origins.OriginsProxy`` in its own process (so it does not share the crawler's CPU): an
 HTTP proxy that answers every ``site-NNNNN.test`` itself, robots.txt taken round-robin from the real corpus
 (``../shared/corpus/robots/``, else a small built-in set), two pages per origin (one from the file's first Disallow
-rule). Every request of the crawl, scrapy-rep's robots.txt requests included, carries ``meta["proxy"]``
-(``ProxyEverything``), so no name is resolved. Three crawls, each in a fresh process so that its peak RSS
+rule). It counts its open TCP connections: the most at once during a crawl is the crawl's real concurrency (the
+crawler pools up to CONCURRENT_REQUESTS_PER_DOMAIN = CONCURRENT_REQUESTS idle connections to the proxy, so none is
+closed and reopened). Every request of the crawl, robots.txt requests included, carries ``meta["proxy"]``
+(``ProxyEverything``), so no name is resolved. The crawls, each in a fresh process so that its peak RSS
 (``ru_maxrss``) is its own:
 
 - ``rep``: scrapy_rep.Addon, ``REP_STORE`` memory (default), ``REP_MEMORY_MAX_ORIGINS`` = origins (nothing evicted);
 - ``rep-sqlite``: the same with ``REP_STORE = sqlite:///<temporary file>``;
+- ``rep-redis``: the same with a real ``redis-server`` on loopback (started and stopped by the benchmark);
+- ``rep-redis-slow``: the same Redis behind a relay that delays every chunk by ``--redis-latency`` ms each way (a
+  remote Redis);
+- ``builtin``: Scrapy's own RobotsTxtMiddleware (Protego), ROBOTSTXT_USER_AGENT the same token;
 - ``off``: ROBOTSTXT_OBEY = False, the anchor (it downloads the disallowed pages too).
 
 Per crawl: pages downloaded and pages/s (responses other than robots.txt, from spider_opened to the end; the
 anchor also downloads the disallowed pages, so responses/s, robots.txt included, is the fairer rate), CPU ms per
-response, peak RSS, robots.txt downloads (the crawler's ``rep/robots/downloads`` and the proxy's count: both
-must equal the number of origins), and store sizes: for memory, ``len`` of the store and of the middleware's origin
-map when the crawl last goes idle; for SQLite, its rows and the file's size on disk (with -wal/-shm) at the end.
+response, peak RSS, the most connections the proxy had open at once, robots.txt downloads (the crawler's count and
+the proxy's: both must equal the number of origins), and store sizes: for memory, ``len`` of the store and of the
+middleware's origin map when the crawl last goes idle; for SQLite, its rows and the file's size on disk (with
+-wal/-shm) at the end.
 
 Run from the repository root: ``.venv/bin/python -m benchmarks.bench_broad`` (``--origins N``, default 100,000;
-``--modes rep,off``; ``--concurrency``).
+``--modes rep,off``; ``--concurrency``; ``--pages 1``).
 """
 
 from __future__ import annotations
@@ -33,10 +40,12 @@ import sys
 import tempfile
 import time
 import urllib.request
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
-MODES = ("rep", "rep-sqlite", "off")
+MODES = ("rep", "rep-sqlite", "rep-redis", "rep-redis-slow", "builtin", "off")
+REP_MODES = tuple(mode for mode in MODES if mode.startswith("rep"))
 TOKEN = "broadbot"
 
 
@@ -53,9 +62,37 @@ def serve() -> None:
     reactor.run()  # type: ignore[attr-defined]
 
 
-def crawl(mode: str, proxy: str, paths: list[list[str]], origins: int, concurrency: int, sqlite_path: str,
-          max_origins: int, priority_queue: str) -> None:
-    """Child process: one crawl of ``origins`` origins x 2 pages; prints a JSON line of figures."""
+def relay(target_port: int, delay: float) -> None:
+    """Child process: a TCP relay on 127.0.0.1:0 to ``target_port`` that holds every chunk ``delay`` seconds in each
+    direction (in order); prints its port, then relays until terminated."""
+    import asyncio
+
+    async def pipe(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            while chunk := await reader.read(65536):
+                await asyncio.sleep(delay)  # the latency this relay adds
+                writer.write(chunk)
+                await writer.drain()
+        except ConnectionError:
+            pass
+        finally:
+            writer.close()
+
+    async def connected(client_reader: asyncio.StreamReader, client_writer: asyncio.StreamWriter) -> None:
+        server_reader, server_writer = await asyncio.open_connection("127.0.0.1", target_port)
+        await asyncio.gather(pipe(client_reader, server_writer), pipe(server_reader, client_writer))
+
+    async def main() -> None:
+        server = await asyncio.start_server(connected, "127.0.0.1", 0)
+        print(server.sockets[0].getsockname()[1], flush=True)
+        await server.serve_forever()
+
+    asyncio.run(main())
+
+
+def crawl(mode: str, proxy: str, paths: list[list[str]], origins: int, concurrency: int, store: str,
+          max_origins: int, priority_queue: str, pages: int) -> None:
+    """Child process: one crawl of ``origins`` origins x ``pages`` pages; prints a JSON line of figures."""
     from scrapy import Request, Spider, signals
     from scrapy.crawler import CrawlerProcess
 
@@ -67,7 +104,7 @@ def crawl(mode: str, proxy: str, paths: list[list[str]], origins: int, concurren
 
         async def start(self) -> Any:
             for n in range(origins):
-                for path in paths[n % len(paths)]:
+                for path in paths[n % len(paths)][-pages:]:  # one page: the second (usually allowed)
                     yield Request(f"http://{host(n)}{path}", dont_filter=True)
 
         def parse(self, response: Any) -> None:
@@ -79,8 +116,9 @@ def crawl(mode: str, proxy: str, paths: list[list[str]], origins: int, concurren
         "CONCURRENT_REQUESTS": concurrency,
         "CONCURRENT_REQUESTS_PER_DOMAIN": concurrency,  # also the pool's persistent connections to the proxy
         "ROBOTSTXT_OBEY": mode != "off",
-        "ADDONS": {"scrapy_rep.Addon": 0} if mode != "off" else {},
+        "ADDONS": {"scrapy_rep.Addon": 0} if mode in REP_MODES else {},
         "REP_USER_AGENT": TOKEN,
+        "ROBOTSTXT_USER_AGENT": TOKEN,
         "USER_AGENT": f"{TOKEN}/1.0",
         "REP_MEMORY_MAX_ORIGINS": max_origins,
         "BROAD_PROXY": proxy,
@@ -90,8 +128,8 @@ def crawl(mode: str, proxy: str, paths: list[list[str]], origins: int, concurren
     }
     if priority_queue:
         settings["SCHEDULER_PRIORITY_QUEUE"] = priority_queue
-    if mode == "rep-sqlite":
-        settings["REP_STORE"] = f"sqlite:///{sqlite_path}"
+    if store:
+        settings["REP_STORE"] = store
     process = CrawlerProcess(settings)
     crawler = process.create_crawler(BroadSpider)
     sizes: dict[str, int] = {}
@@ -101,7 +139,7 @@ def crawl(mode: str, proxy: str, paths: list[list[str]], origins: int, concurren
         started.extend((time.perf_counter(), time.process_time()))
 
     def at_idle() -> None:
-        middleware = crawler.get_downloader_middleware(RobotsMiddleware) if mode != "off" else None
+        middleware = crawler.get_downloader_middleware(RobotsMiddleware) if mode in REP_MODES else None
         if middleware is not None:
             if mode == "rep":
                 sizes["store"] = len(middleware.store)  # type: ignore[arg-type]
@@ -113,7 +151,7 @@ def crawl(mode: str, proxy: str, paths: list[list[str]], origins: int, concurren
     process.start()
     elapsed, cpu = time.perf_counter() - started[0], time.process_time() - started[1]
     stats = crawler.stats.get_stats() if crawler.stats else {}
-    robots = stats.get("rep/robots/downloads", 0)
+    robots = stats.get("rep/robots/downloads", 0) or stats.get("robotstxt/request_count", 0)
     responses = stats.get("response_received_count", 0)
     print(json.dumps({
         "mode": mode, "seconds": elapsed, "responses": responses, "pages": responses - robots, "robots": robots,
@@ -145,6 +183,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--origins", type=int, default=100_000)
     parser.add_argument("--concurrency", type=int, default=64)
+    parser.add_argument("--pages", type=int, choices=(1, 2), default=2, help="pages per origin")
+    parser.add_argument("--redis-latency", type=float, default=2.0,
+                        help="ms the rep-redis-slow relay adds to each chunk, each way")
     parser.add_argument("--modes", default=",".join(MODES), help="comma-separated, run in this order")
     parser.add_argument("--max-origins", type=int, help="REP_MEMORY_MAX_ORIGINS (default: --origins)")
     parser.add_argument("--priority-queue", default="",
@@ -153,71 +194,102 @@ def main() -> None:
     parser.add_argument("--crawl", choices=MODES, help=argparse.SUPPRESS)
     parser.add_argument("--proxy", help=argparse.SUPPRESS)
     parser.add_argument("--paths", help=argparse.SUPPRESS)
-    parser.add_argument("--sqlite", default="", help=argparse.SUPPRESS)
+    parser.add_argument("--store", default="", help=argparse.SUPPRESS)
+    parser.add_argument("--relay", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
     max_origins = args.max_origins or args.origins
     if args.serve:
         return serve()
+    if args.relay:
+        return relay(args.relay, args.redis_latency / 1000)
     if args.crawl:
         paths = json.loads(Path(args.paths).read_text())
-        return crawl(args.crawl, args.proxy, paths, args.origins, args.concurrency, args.sqlite, max_origins,
-                     args.priority_queue)
+        return crawl(args.crawl, args.proxy, paths, args.origins, args.concurrency, args.store, max_origins,
+                     args.priority_queue, args.pages)
 
     me = [sys.executable, "-m", "benchmarks.bench_broad"]
+    modes = args.modes.split(",")
     server = subprocess.Popen([*me, "--serve"], stdout=subprocess.PIPE, text=True)
     results: list[dict[str, Any]] = []
-    try:
+    with tempfile.TemporaryDirectory() as directory, ExitStack() as running:
+        running.callback(server.wait)
+        running.callback(server.terminate)
+        redis_port = start_redis(Path(directory), running) if {"rep-redis", "rep-redis-slow"} & set(modes) else 0
+        relay_port = start_relay(me, redis_port, args.redis_latency, running) if "rep-redis-slow" in modes else 0
         assert server.stdout is not None
         hello = json.loads(server.stdout.readline())
-        with tempfile.TemporaryDirectory() as directory:
-            paths_file = Path(directory) / "paths.json"
-            paths_file.write_text(json.dumps(hello["paths"]))
-            print(f"{args.origins:,} origins x 2 pages, robots.txt from the {hello['source']}, "
-                  f"CONCURRENT_REQUESTS={args.concurrency}, REP_MEMORY_MAX_ORIGINS={max_origins:,}, "
-                  f"SCHEDULER_PRIORITY_QUEUE={args.priority_queue or 'default'}", flush=True)
-            for mode in args.modes.split(","):
-                database = Path(directory) / f"{mode}.db"
-                wall = time.perf_counter()
-                out = subprocess.run([*me, "--crawl", mode, "--proxy", hello["proxy"], "--paths", str(paths_file),
-                                      "--origins", str(args.origins), "--concurrency", str(args.concurrency),
-                                      "--max-origins", str(max_origins), "--sqlite", str(database),
-                                      "--priority-queue", args.priority_queue],
-                                     capture_output=True, text=True)
-                if out.returncode:
-                    sys.exit(f"crawl {mode} failed:\n{out.stderr[-3000:]}")
-                result = json.loads(out.stdout.strip().splitlines()[-1])
-                result["wall_s"] = time.perf_counter() - wall
-                result["proxy"] = proxy_hits(hello["proxy"])
-                if mode == "rep-sqlite":
-                    result.update(sqlite_figures(database))
-                results.append(result)
-                # the figures at once, kept if a later mode fails or is interrupted
-                print(f"  {mode}: {result['wall_s']:.0f} s {json.dumps(result)}", flush=True)
-    finally:
-        server.terminate()
-        server.wait()
-    report(results, args.origins)
+        paths_file = Path(directory) / "paths.json"
+        paths_file.write_text(json.dumps(hello["paths"]))
+        print(f"{args.origins:,} origins x {args.pages} page(s), robots.txt from the {hello['source']}, "
+              f"CONCURRENT_REQUESTS={args.concurrency}, REP_MEMORY_MAX_ORIGINS={max_origins:,}, "
+              f"SCHEDULER_PRIORITY_QUEUE={args.priority_queue or 'default'}, "
+              f"rep-redis-slow: +{args.redis_latency:g} ms each way", flush=True)
+        proxy_hits(hello["proxy"])  # clears the proxy's counts (its connection peak: the relay's start-up)
+        for mode in modes:
+            database = Path(directory) / f"{mode}.db"
+            store = {"rep-sqlite": f"sqlite:///{database}",
+                     "rep-redis": f"redis://127.0.0.1:{redis_port}/0?prefix=rep-redis:",
+                     "rep-redis-slow": f"redis://127.0.0.1:{relay_port}/0?prefix=rep-redis-slow:&timeout=5"}
+            wall = time.perf_counter()
+            out = subprocess.run([*me, "--crawl", mode, "--proxy", hello["proxy"], "--paths", str(paths_file),
+                                  "--origins", str(args.origins), "--concurrency", str(args.concurrency),
+                                  "--max-origins", str(max_origins), "--store", store.get(mode, ""),
+                                  "--priority-queue", args.priority_queue, "--pages", str(args.pages)],
+                                 capture_output=True, text=True)
+            if out.returncode:
+                sys.exit(f"crawl {mode} failed:\n{out.stderr[-3000:]}")
+            result = json.loads(out.stdout.strip().splitlines()[-1])
+            result["wall_s"] = time.perf_counter() - wall
+            result["proxy"] = proxy_hits(hello["proxy"])
+            if mode == "rep-sqlite":
+                result.update(sqlite_figures(database))
+            results.append(result)
+            # the figures at once, kept if a later mode fails or is interrupted
+            print(f"  {mode}: {result['wall_s']:.0f} s {json.dumps(result)}", flush=True)
+    report(results, args.origins, args.concurrency)
 
 
-def report(results: list[dict[str, Any]], origins: int) -> None:
-    print(f"{'mode':<11} {'pages':>7} {'pages/s':>8} {'resp/s':>7} {'CPU ms/resp':>11} {'peak RSS MB':>11} "
-          f"{'robots':>7} {'proxy robots':>12} {'max/origin':>10} "
+def start_redis(directory: Path, running: ExitStack) -> int:
+    """A private redis-server on a free loopback port, killed when ``running`` closes."""
+    from tests.stores.storetools import RedisServer
+
+    server = RedisServer(directory)
+    server.start()
+    running.callback(server.kill)
+    return server.port
+
+
+def start_relay(me: list[str], target_port: int, latency_ms: float, running: ExitStack) -> int:
+    """The latency relay (``relay``) in a child process, terminated when ``running`` closes."""
+    child = subprocess.Popen([*me, "--relay", str(target_port), "--redis-latency", str(latency_ms)],
+                             stdout=subprocess.PIPE, text=True)
+    running.callback(child.wait)
+    running.callback(child.terminate)
+    assert child.stdout is not None
+    return int(child.stdout.readline())
+
+
+def report(results: list[dict[str, Any]], origins: int, concurrency: int) -> None:
+    print(f"{'mode':<14} {'pages':>7} {'pages/s':>8} {'resp/s':>7} {'CPU ms/resp':>11} {'peak RSS MB':>11} "
+          f"{'peak conns':>10} {'robots':>7} {'proxy robots':>12} {'max/origin':>10} "
           f"{'store':>7} {'mw map':>7} {'SQLite MiB':>10} {'seconds':>8}")
     for r in results:
         p = r["proxy"]
         sqlite = f"{r['sqlite_mib']:.1f}" if "sqlite_mib" in r else "-"
-        print(f"{r['mode']:<11} {r['pages']:>7} {r['pages_per_s']:>8.0f} {r['responses_per_s']:>7.0f} "
-              f"{r['cpu_ms_per_response']:>11.3f} {r['peak_rss_mb']:>11.1f} {r['robots']:>7} {p['robots']:>12} "
+        print(f"{r['mode']:<14} {r['pages']:>7} {r['pages_per_s']:>8.0f} {r['responses_per_s']:>7.0f} "
+              f"{r['cpu_ms_per_response']:>11.3f} {r['peak_rss_mb']:>11.1f} {p['peak_connections']:>10} "
+              f"{r['robots']:>7} {p['robots']:>12} "
               f"{p['robots_max_per_origin']:>10} {r.get('store', '-'):>7} {r.get('middleware_origins', '-'):>7} "
               f"{sqlite:>10} {r['seconds']:>8.1f}")
     by_mode = {r["mode"]: r for r in results}
     off = by_mode.get("off")
-    for mode in ("rep", "rep-sqlite"):
+    for mode in (*REP_MODES, "builtin"):
         r = by_mode.get(mode)
         if r is None:
             continue
         line = (f"{mode}: robots.txt downloads {r['robots']} (proxy {r['proxy']['robots']}, "
-                f"{r['proxy']['robots_origins']} origins) for {origins} origins")
+                f"{r['proxy']['robots_origins']} origins) for {origins} origins; at most "
+                f"{r['proxy']['peak_connections']} connections at once (CONCURRENT_REQUESTS {concurrency})")
         if off is not None:
             line += (f"; pages/s {r['pages_per_s'] / off['pages_per_s']:.2f}x the anchor's (responses/s "
                      f"{r['responses_per_s'] / off['responses_per_s']:.2f}x), CPU per response "

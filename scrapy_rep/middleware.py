@@ -272,7 +272,6 @@ class RobotsMiddleware:
         """The engine began closing: hand the waiting requests back to a scheduler that keeps its queue, else drop
         them. Only requests that came from the scheduler go back: one from ``engine.download`` would come straight
         back through the middleware while the engine closes."""
-        self.places.close()
         keeps = self.internals.scheduler_keeps_queue()
         for state in self.origins.values():
             for waiter, request in list(state.waiters.items()):
@@ -389,7 +388,6 @@ class RobotsMiddleware:
 
     async def _spider_closed(self, reason: str) -> None:
         self._closed = True
-        self.places.close()
         self._drop_all(CLOSING)
         self.parking.close()  # one INFO line when requests went back to a persistent queue
         counts: dict[str, int] = {}
@@ -404,6 +402,7 @@ class RobotsMiddleware:
         self._waiting_log.close()  # WARNING per origin whose held requests were dropped
         self._report.close(self.crawler.spider)  # WARNING when robots.txt stopped everything; INFO forbidden counts
         await self.refresher.close()
+        self.places.close()  # after the refresher's: a fetch it stops stores no outcome (refresh.py)
 
 
 def _cancel(result: Any, timer: Any) -> Any:

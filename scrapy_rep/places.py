@@ -3,30 +3,30 @@
 The engine pulls a request from the scheduler only while the downloader's active set holds fewer than
 CONCURRENT_REQUESTS requests (its back-out). A robots.txt download goes through ``engine.download``, past that check,
 and a request waiting for its origin leaves the active set (``parking``); so without this module a store read that
-takes 50 ms let the engine pull hundreds of new origins meanwhile, each starting its own fetch, and their downloads
-then went out all at once: 20x the crawl's concurrency.
+took 50 ms let the engine pull hundreds of new origins meanwhile, each starting its own fetch, and their downloads
+then went out all at once: 8-20x the crawl's concurrency.
 
 Contract: every fetch of an origin's robots.txt holds one *place* in the active set from its start (the store read,
-the fetch lease, another crawler's fetch awaited) until its download is sent:
+the fetch lease) until its download is sent:
 
 - a *placeholder* (a ``Request`` that is never sent) stands in the set while no robots.txt request is in it, so the
   engine counts the fetch and stops pulling when the crawl is at its limit;
 - ``enter`` hands the place to the robots.txt request just before it is sent (the placeholder leaves, the request
-  enters, in one step of the reactor); a redirect's next hop takes a place again; after the download nothing is held
-  (storing the outcome sends nothing);
-- a fetch that finds another crawler fetching the origin (its store lease taken) steps aside while it waits: it sends
-  nothing, and a fleet worker keeps crawling other origins meanwhile;
+  enters, in one step of the reactor); after the download nothing is held (storing the outcome sends nothing);
 - a fetch started by a request that parked takes the place the request left (at once);
 - while a request of the origin waits inside the set (it could not park: REP_MAX_PARKED reached), that request's place
   is *lent* to the fetch: it sends nothing until the fetch ends, so the fetch needs no placeholder (one waiting for a
   place that its own requests hold would never start);
-- otherwise (a retry started by its timer, a redirect's next hop, a fetch back from another crawler's lease) it waits,
-  placeholder in the set, until the requests in the set other than waiting placeholders number fewer than the limit
-  (checked each time a place is given back and every ADMIT_INTERVAL).
+- a fetch that finds another crawler fetching the origin (its store lease taken) steps aside while it waits: it sends
+  nothing, and a fleet worker keeps crawling other origins meanwhile;
+- a fetch with no place (a retry started by its timer, a redirect's next hop, a fetch back from another crawler's
+  lease) waits, placeholder in the set, until the requests in the set other than waiting placeholders number fewer
+  than the limit (checked each time a place is given back and every ADMIT_INTERVAL); it counts in the stat
+  ``rep/robots/waited_for_place``.
 
-So at no moment are more requests on the network than CONCURRENT_REQUESTS (0: no limit, as Scrapy reads it), whatever
-the store's latency, and waiting places keep the engine from pulling. Where parking is degraded (the engine's active
-set is not as expected, ``_scrapy.Internals``), places are too: fetches start at once, as before this module.
+So at no moment are more requests on the network than CONCURRENT_REQUESTS (0: no limit, as Scrapy reads it),
+whatever the store's latency, and waiting fetches keep the engine from pulling. Where parking is degraded (the
+engine's active set is not as expected, ``_scrapy.Internals``), places are too: fetches start at once.
 """
 
 from __future__ import annotations
@@ -138,6 +138,7 @@ class Places:
             return True
         place.admitted = Deferred()
         self._queue.append(place)
+        self.internals.stats.inc_value("rep/robots/waited_for_place")
         if self._check is None:
             self._check = LoopingCall(self._admit)
             self._check.start(ADMIT_INTERVAL, now=False)

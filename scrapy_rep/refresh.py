@@ -94,6 +94,8 @@ class Refresher:
                     return Current(stored)
             # leased is None: the store failed; fetch without a lease rather than not at all (SPEC 3.2).
             result = await self.fetcher.fetch(origin)
+            if self._closed and result.status is None:  # cut short by our own close: no outcome of the site's
+                return Current(_unknown(key, previous, self.clock.seconds()))
             self._count_download(result)
             entry = next_entry(key, previous, result, self.clock.seconds(), self.config)
             await self.call("put", entry)
@@ -126,6 +128,11 @@ class Refresher:
         self._renewals[origin] = renewal
         renewal.start(self.config.store_lease_ttl / 3, now=False).addErrback(self._renewal_failed, origin)
         return True
+
+    @property
+    def closed(self) -> bool:
+        """``close`` began: no fetch starts, and the outcome of one cut short is not stored."""
+        return self._closed
 
     def _renew(self, origin: str) -> Deferred[Any]:
         """Extend the lease by a full TTL; a store error is counted and the next renewal tries again. A refused

@@ -146,4 +146,5 @@ async def test_retries_due_together_wait_for_places(monkeypatch: pytest.MonkeyPa
     assert len(robots) == origins and set(robots.values()) == {2}  # the 503, then the retry
     assert sorted(result.downloaded) == sorted(allowed)
     assert result.stat("rep/robots/status/503") == origins
+    assert result.stat("rep/robots/waited_for_place") >= origins - 2 * concurrency  # most retries waited
     result.assert_accounted()

@@ -26,11 +26,20 @@ class Crawler:
         self.settings = Settings(limit)
 
 
+class Stats:
+    def __init__(self) -> None:
+        self.values: dict[str, int] = {}
+
+    def inc_value(self, key: str) -> None:
+        self.values[key] = self.values.get(key, 0) + 1
+
+
 class Internals:
-    """The two engine internals Places uses: the downloader's active set and a nudge to the engine."""
+    """What Places uses of the engine: the downloader's active set and a nudge, and the crawl's settings and stats."""
 
     def __init__(self, limit: int) -> None:
         self.crawler = Crawler(limit)
+        self.stats = Stats()
         self.active: set[Request] = set()
         self.nudges = 0
 
@@ -109,6 +118,7 @@ def test_fetches_past_the_limit_wait_in_the_set_and_start_in_turn() -> None:
     pool.release("http://a.test")  # a's fetch ended without a download (a store hit): its place is free again
     assert [w.poll() for w in waiting] == [True, True, False]
     assert [w.result for w in waiting] == [True, True, None]
+    assert internals.stats.values == {"rep/robots/waited_for_place": 3}
     assert internals.nudges == 1
     pool.close()  # c still waits: its periodic check stops here
 

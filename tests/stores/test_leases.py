@@ -8,8 +8,11 @@ state (a key's PTTL, its disappearance), never a fixed sleep.
 
 from __future__ import annotations
 
+import asyncio
+
 import redis
 
+from scrapy_rep.policy import FetchResult
 from scrapy_rep.refresh import Current
 from scrapy_rep.stores import Entry, open_store
 
@@ -175,3 +178,27 @@ def test_sqlite_leases_renew_and_lapse_on_the_crawlers_clocks(sqlite_backend: Ba
     assert kept_waiting
     assert taken_after <= ttl + poll
 
+
+
+def test_a_fetch_failing_because_the_crawler_closes_stores_no_outcome(sqlite_backend: Backend) -> None:
+    """A download cut short by the crawler's own close (its request dropped by the closing engine) says nothing
+    about the site: no failure is stored for the other crawlers to hold the origin on (SPEC 2.2 is the site's)."""
+
+    async def scenario() -> tuple[Current, Entry | None]:
+        store = sqlite_backend.open()
+        crawler = Crawler(store, ttl=15, poll=1)
+        task = crawler.current()
+        await until(lambda: len(crawler.fetcher.pending) == 1)
+        closing = asyncio.ensure_future(crawler.refresher.close())
+        await until(lambda: crawler.refresher.closed)  # close began: its lease release is in the store's worker
+        crawler.fetcher.pending[-1].set_result(FetchResult(error="IgnoreRequest"))
+        current = await task
+        await closing
+        reader = sqlite_backend.open()
+        stored = await reader.get(ORIGIN.key)
+        await reader.close()
+        return current, stored
+
+    current, stored = run(scenario())
+    assert current.entry.error == "closing" and current.fetched is None
+    assert stored is None
