@@ -12,9 +12,11 @@ internal                                             used for                   
 ===================================================  ==========================================  =====================
 ``ExecutionEngine.downloader.active`` (a set)        parking: a waiting request leaves it, so    no parking: a waiting
                                                      it does not hold a CONCURRENT_REQUESTS      request keeps its
-                                                     place (SPEC 2.3)                            downloader place, as
-``ExecutionEngine._slot.nextcall.schedule()``        parking: let the engine pull the next       with Scrapy's built-in
-                                                     request at once                             (``parking``)
+                                                     place (SPEC 2.3); places: a robots.txt      downloader place, as
+                                                     fetch's placeholder stands in it until its  with Scrapy's built-in
+                                                     download is sent                            (``parking``); no
+``ExecutionEngine._slot.nextcall.schedule()``        parking: let the engine pull the next       places: fetches start
+                                                     request at once                             at once
 ``ExecutionEngine._slot.closing``                    parking: waiting requests are handed back
                                                      or dropped once the engine starts closing
 ``ExecutionEngine._slot.scheduler``: ``.dqs``        at close, waiting requests go back to a      they are dropped at
