@@ -80,8 +80,8 @@ class RedisStore:
         self._prefix = prefix
         self._keep = keep
         self._clock = clock
-        self._client: redis.asyncio.Redis = _client(
-            redis.asyncio.Redis, target, timeout, redis.asyncio.retry.Retry(NoBackoff(), 1)
+        self._client: redis.asyncio.Redis = _waiting_for_connections(
+            _client(redis.asyncio.Redis, target, timeout, redis.asyncio.retry.Retry(NoBackoff(), 1))
         )
         pool = self._client.connection_pool
         kw = pool.connection_kwargs
@@ -215,6 +215,20 @@ def _client(cls: type[_Client], target: RedisTarget, timeout: float, retry: Any)
     retry (``redis_target.OURS``), and bytes replies."""
     kw = {**target.params, "socket_timeout": timeout, "socket_connect_timeout": timeout, "retry": retry}
     return cls.from_url(target.url, **kw) if target.url is not None else cls(**kw)
+
+
+def _waiting_for_connections(client: redis.asyncio.Redis) -> redis.asyncio.Redis:
+    """``client`` on a pool whose calls wait for a free connection past its cap (issue 26). redis-py 6+ caps a pool
+    at 100 connections (``max_connections``, REDIS_PARAMS may set another) and fails the next call at once with
+    "Too many connections": a burst of store calls (a broad crawl's fetches at a high CONCURRENT_REQUESTS) would be
+    store errors, and the fetches would go without their leases. The same connections, kwargs and cap; the wait has
+    no bound of its own: each command holding a connection is bounded by the store's timeout."""
+    pool = client.connection_pool
+    blocking = redis.asyncio.BlockingConnectionPool(
+        max_connections=pool.max_connections, timeout=None, connection_class=pool.connection_class,
+        **pool.connection_kwargs,
+    )
+    return redis.asyncio.Redis.from_pool(blocking)
 
 
 def _where(connection_class: str, kw: dict[str, Any]) -> str:

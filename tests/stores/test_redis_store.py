@@ -10,7 +10,7 @@ import time
 import pytest
 import redis
 
-from scrapy_rep.stores import Entry, StoreError, open_store
+from scrapy_rep.stores import Entry, RedisTarget, StoreError, open_store
 
 from .storetools import DEADLINE, RedisServer, entry, run
 
@@ -33,6 +33,26 @@ def test_prefix_separates_stores_on_one_server(redis_server: RedisServer) -> Non
     with redis.Redis(port=redis_server.port) as client:
         assert sorted(client.keys()) == [b"crawl-a:entry:" + ORIGIN.encode(), b"crawl-a:lease:" + ORIGIN.encode(),
                                          b"crawl-b:lease:" + ORIGIN.encode()]
+
+
+def test_more_calls_at_once_than_the_pools_connections_wait_for_one(redis_server: RedisServer) -> None:
+    """A burst of 200 calls on a pool capped at 4 connections (REDIS_PARAMS' max_connections; redis-py 6+ caps at
+    100 by default): every call is answered, none fails with "Too many connections", and the server never saw more
+    than 4 connections of the store."""
+
+    async def scenario() -> tuple[list[Entry | None], int]:
+        store = open_store("redis", redis=RedisTarget(redis_server.url, {"max_connections": 4}))
+        await store.put(entry(ORIGIN))
+        answers = await asyncio.gather(*(store.get(ORIGIN if n % 2 else f"https://absent{n}.example")
+                                         for n in range(200)))
+        with redis.Redis(port=redis_server.port) as client:
+            clients = len(client.client_list()) - 1  # the store's connections, less this one
+        await store.close()
+        return answers, clients
+
+    answers, clients = run(scenario())
+    assert answers == [entry(ORIGIN) if n % 2 else None for n in range(200)]
+    assert clients <= 4
 
 
 def test_entries_outlive_their_expiry_by_the_keep_period(redis_server: RedisServer) -> None:
