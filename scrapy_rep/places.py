@@ -63,15 +63,12 @@ class Places:
 
     def __init__(self, internals: Internals, lends: Callable[[str], bool]) -> None:
         self.internals = internals
+        self.limit = internals.crawler.settings.getint("CONCURRENT_REQUESTS")  # 0: no limit, as Scrapy reads it
         self.lends = lends  # lends(origin): a request of the origin waits inside the active set (it could not park)
         self._held: dict[str, _Place] = {}
         self._queue: deque[_Place] = deque()  # placeholders in the active set waiting for room, first come first
         self._check: LoopingCall | None = None
         self._closed = False
-
-    @property
-    def limit(self) -> int:
-        return self.internals.crawler.settings.getint("CONCURRENT_REQUESTS")
 
     @property
     def waiting(self) -> int:
