@@ -218,11 +218,12 @@ def _client(cls: type[_Client], target: RedisTarget, timeout: float, retry: Any)
 
 
 def _waiting_for_connections(client: redis.asyncio.Redis) -> redis.asyncio.Redis:
-    """``client`` on a pool whose calls wait for a free connection past its cap (issue 26). redis-py 6+ caps a pool
+    """``client`` on a pool whose calls wait for a free connection past its cap (issue 26). redis-py 8 caps a pool
     at 100 connections (``max_connections``, REDIS_PARAMS may set another) and fails the next call at once with
     "Too many connections": a burst of store calls (a broad crawl's fetches at a high CONCURRENT_REQUESTS) would be
     store errors, and the fetches would go without their leases. The same connections, kwargs and cap; the wait has
-    no bound of its own: each command holding a connection is bounded by the store's timeout."""
+    no bound of its own: each command holding a connection is bounded by the store's timeout. (redis-py 5.0.1's
+    blocking pool deadlocked after a failed connect, hence ``redis>=5.0.2``.)"""
     pool = client.connection_pool
     blocking = redis.asyncio.BlockingConnectionPool(
         max_connections=pool.max_connections, timeout=None, connection_class=pool.connection_class,

@@ -36,7 +36,7 @@ def test_prefix_separates_stores_on_one_server(redis_server: RedisServer) -> Non
 
 
 def test_more_calls_at_once_than_the_pools_connections_wait_for_one(redis_server: RedisServer) -> None:
-    """A burst of 200 calls on a pool capped at 4 connections (REDIS_PARAMS' max_connections; redis-py 6+ caps at
+    """A burst of 200 calls on a pool capped at 4 connections (REDIS_PARAMS' max_connections; redis-py 8 caps at
     100 by default): every call is answered, none fails with "Too many connections", and the server never saw more
     than 4 connections of the store."""
 
