@@ -240,7 +240,10 @@ class RobotsMiddleware:
         self._waiting_log.held(state, waiter)
         timer = self.clock.callLater(self.config.hold_timeout, self._give_up, state, waiter, TIMEOUT)
         waiter.addBoth(_cancel, timer)
-        return waiter, self.parking.wait(request)
+        parked = self.parking.wait(request)
+        if not parked:
+            self.places.lent(state.origin)  # a fetch of the origin waiting for room takes this request's place
+        return waiter, parked
 
     async def _held(self, request: Request, waiter: Deferred[Any], parked: bool) -> Any:
         try:

@@ -102,6 +102,12 @@ class Places:
             self.internals.schedule_engine()  # the engine may pull into the place
             self._admit()
 
+    def lent(self, origin: str) -> None:
+        """A request of ``origin`` started waiting inside the active set: a fetch of the origin waiting for room
+        takes that request's place now."""
+        if any(place.origin == origin for place in self._queue):
+            self._admit()
+
     def sent(self) -> None:
         """A robots.txt download ended: its request left the active set, so a waiting fetch may have room."""
         self._admit()
@@ -147,10 +153,18 @@ class Places:
         return len(active) - len(self._queue)
 
     def _admit(self) -> None:
+        """Start the waiting fetches that have room, first come first served, and any whose origin now lends a
+        place (its requests reached the middleware after the fetch began waiting: Scrapy 2.13 runs each
+        ``process_request`` coroutine as its own task, so the engine's other pulled requests arrive later)."""
         if not self._queue:
             return
         active = self.internals.active_requests()
-        admitted: list[_Place] = []
+        admitted = [place for place in self._queue if self.lends(place.origin)]
+        for place in admitted:
+            self._queue.remove(place)
+            if active is not None and place.placeholder is not None:
+                active.discard(place.placeholder)
+            place.placeholder = None  # the lending request's place is the fetch's
         while self._queue and (active is None or self.limit <= 0 or self._in_use(active) < self.limit):
             admitted.append(self._queue.popleft())
         if not self._queue:

@@ -157,3 +157,21 @@ def test_closing_removes_every_placeholder_and_starts_no_waiting_fetch() -> None
     assert internals.active == set() and pool.waiting == 0
     assert not now(pool.take("http://c.test", "http://c.test/robots.txt"))
     assert not now(pool.enter("http://a.test"))
+
+
+def test_a_fetch_waiting_for_room_takes_the_place_of_its_origins_request_that_arrives_later() -> None:
+    """Scrapy 2.13 runs each ``process_request`` coroutine as its own task: the engine's other pulled requests (here
+    of the same origin) reach the middleware after the fetch began waiting for room, and wait inside the set (they
+    could not park). The fetch then takes one of their places instead of waiting for room they hold."""
+    lending: set[str] = set()
+    internals = Internals(2)
+    pool = Places(internals, lambda origin: origin in lending)  # type: ignore[arg-type]
+    internals.active |= pages(2)  # the origin's two requests, not yet registered as waiting
+    waiting = Run(pool.take("http://a.test", "http://a.test/robots.txt"))
+    assert not waiting.poll() and pool.waiting == 1
+    lending.add("http://a.test")  # they wait now, inside the set
+    pool.lent("http://a.test")
+    assert waiting.poll() and waiting.result is True
+    assert placeholders(internals) == [] and pool.waiting == 0
+    assert now(pool.enter("http://a.test"))  # sends in the lent place
+    pool.release("http://a.test")
