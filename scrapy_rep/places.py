@@ -97,16 +97,18 @@ class Places:
         """``origin``'s fetch waits for another crawler's (its fetch lease is taken): it sends nothing meanwhile, so
         its placeholder leaves; ``enter`` takes a place again if it downloads after all."""
         place = self._held.get(origin)
-        if place is not None and place.placeholder is not None and place.admitted is None:
-            self._leave(place)
-            self.internals.schedule_engine()  # the engine may pull into the place
-            self._admit()
+        if place is not None and place.admitted is None:
+            self._give_back(place)
 
     def lent(self, origin: str) -> None:
         """A request of ``origin`` started waiting inside the active set: a fetch of the origin waiting for room
-        takes that request's place now."""
-        if any(place.origin == origin for place in self._queue):
-            self._admit()
+        takes that request's place now. (Scrapy 2.13 runs each ``process_request`` coroutine as its own task, so the
+        engine's other pulled requests of the origin reach the middleware after its fetch began waiting.)"""
+        place = self._held.get(origin)
+        if place is not None and place.admitted is not None:
+            self._queue.remove(place)
+            self._fire(place, True)
+            self._leave(place)  # the lending request's place is the fetch's: no placeholder
 
     def sent(self) -> None:
         """A robots.txt download ended: its request left the active set, so a waiting fetch may have room."""
@@ -115,10 +117,8 @@ class Places:
     def release(self, origin: str) -> None:
         """``origin``'s fetch ended (or never sent anything: a store hit): its placeholder, if any, leaves."""
         place = self._held.pop(origin, None)
-        if place is not None and place.placeholder is not None:
-            self._leave(place)
-            self.internals.schedule_engine()  # the engine may pull into the place
-            self._admit()
+        if place is not None:
+            self._give_back(place)
 
     def close(self) -> None:
         """The crawl is closing: every placeholder leaves, waiting fetches do not start."""
@@ -152,19 +152,19 @@ class Places:
         """The places taken: the active set less the placeholders still waiting for room."""
         return len(active) - len(self._queue)
 
+    def _give_back(self, place: _Place) -> None:
+        """``place``'s placeholder leaves the set: the engine, or a waiting fetch, may take the place."""
+        if place.placeholder is not None:
+            self._leave(place)
+            self.internals.schedule_engine()
+            self._admit()
+
     def _admit(self) -> None:
-        """Start the waiting fetches that have room, first come first served, and any whose origin now lends a
-        place (its requests reached the middleware after the fetch began waiting: Scrapy 2.13 runs each
-        ``process_request`` coroutine as its own task, so the engine's other pulled requests arrive later)."""
+        """Start the waiting fetches that have room, first come first served."""
         if not self._queue:
             return
         active = self.internals.active_requests()
-        admitted = [place for place in self._queue if self.lends(place.origin)]
-        for place in admitted:
-            self._queue.remove(place)
-            if active is not None and place.placeholder is not None:
-                active.discard(place.placeholder)
-            place.placeholder = None  # the lending request's place is the fetch's
+        admitted: list[_Place] = []
         while self._queue and (active is None or self.limit <= 0 or self._in_use(active) < self.limit):
             admitted.append(self._queue.popleft())
         if not self._queue:

@@ -156,9 +156,7 @@ class SQLiteStore:
     def _next_batch(self, loop: asyncio.AbstractEventLoop) -> None:
         """Hand every pending statement to the worker as one batch; the next starts when it is answered."""
         batch, self._pending = self._pending, []
-        if self._worker is None:
-            self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="rep-sqlite")
-        running = self._running = loop.run_in_executor(self._worker, self._execute_batch,
+        running = self._running = loop.run_in_executor(self._executor(), self._execute_batch,
                                                        [(call.sql, call.params) for call in batch])
 
         def answer(done: asyncio.Future[list[_Outcome]]) -> None:
@@ -212,9 +210,13 @@ class SQLiteStore:
             loop = asyncio.get_running_loop()
         except RuntimeError:  # driven by a non-asyncio Twisted reactor: nothing to wait on, run inline
             return function(*args)
+        return await loop.run_in_executor(self._executor(), function, *args)
+
+    def _executor(self) -> ThreadPoolExecutor:
+        """The store's one worker thread (started at the first call)."""
         if self._worker is None:
             self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="rep-sqlite")
-        return await loop.run_in_executor(self._worker, function, *args)
+        return self._worker
 
     def _execute(self, sql: str, params: tuple[Any, ...]) -> tuple[list[Any], int]:
         """Any SQLite failure becomes ``StoreError`` and drops the connection, so the next call starts afresh."""
