@@ -2,9 +2,9 @@
 
 from ._scrapy import robots_parsed
 from .addon import Addon
-from .body import RobotsBodyMiddleware
 from .middleware import RobotsMiddleware
 from .robotparser import RobotParser
+from .robots.body import RobotsBodyMiddleware
 
 __version__ = "0.1.0"
 

@@ -9,8 +9,8 @@ from scrapy.downloadermiddlewares.robotstxt import RobotsTxtMiddleware
 from scrapy.settings import BaseSettings
 from scrapy.utils.misc import load_object
 
-from .body import BODY_MIDDLEWARE_ORDER, RobotsBodyMiddleware
 from .middleware import RobotsMiddleware
+from .robots.body import BODY_MIDDLEWARE_ORDER, RobotsBodyMiddleware
 
 logger = logging.getLogger(__name__)
 

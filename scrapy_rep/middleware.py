@@ -1,57 +1,53 @@
-"""The downloader middleware that obeys robots.txt the way Google does (SPEC 1-3, 8): a coordinator.
+"""The downloader middleware that obeys robots.txt the way Google does (SPEC 1-3, 8): the coordinator.
 
-``RobotsMiddleware`` (order 100, where Scrapy's built-in stands) coordinates the other modules: ``origin`` names
-the cache key, ``state`` says what a request of the origin does now, ``refresh`` gets a current entry (the store,
-another crawler's fetch, or ``fetch`` through the engine), ``policy`` turns a download into a cached ``Entry``, the
-matcher decides. A request whose origin has no usable entry yet waits, *parked* outside the downloader's slots
-(``parking``); once decided, an allowed parked request goes back through the scheduler, which paces it; while
-requests are parked the spider is kept open (``spider_idle`` -> ``DontCloseSpider``); when the spider closes they
-go back to a scheduler that keeps its queue (JOBDIR, scrapy-redis), else they are dropped. Scrapy internals are
-reached only through ``_scrapy``.
+``RobotsMiddleware`` (order 100, where Scrapy's built-in stands) walks two paths, each step handed to one room:
+
+- a request's: ``process_request`` passes it through (not checked), decides it at once from its origin's compact
+  rules (``matcher``), or makes it wait for the origin's entry (``requests.waiting``) and then decides it; a spider's
+  own robots.txt request is answered from the copy (``robots.spider_robots``);
+- an origin's: the first waiting request starts one fetch, which ``robots.refresh`` serves from the store, another
+  crawler's fetch or one download (``robots.downloads``, in a downloader place); the entry is parsed and adopted,
+  what changed is said (``reporting``), and the origin's waiters are released or keep waiting for the retry.
 
 Whatever goes wrong while an origin's robots.txt is fetched, parsed or adopted, the origin never stays pending: an
-unexpected exception is logged at ERROR with its traceback, counted (``rep/internal_errors/<step>``) and treated as
-SPEC 2.2 treats a network error (requests held, robots.txt retried with back-off, a kept copy used)
-(``internal_errors``). ``dry_run`` (REP_ENFORCE = False) sends what would be stopped; ``close_report`` says at close
-what robots.txt stopped; ``soft404`` warns of an HTML page served as robots.txt.
+unexpected exception is an internal error (``reporting.internal_errors``), which SPEC 2.2 treats as a network error.
+Scrapy internals are reached only through ``_scrapy``. docs/architecture.md draws the rooms.
 """
 
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, cast
 
 from scrapy import signals
-from scrapy.exceptions import DontCloseSpider, IgnoreRequest
-from scrapy.utils.defer import deferred_from_coro, maybe_deferred_to_future
+from scrapy.utils.defer import deferred_from_coro
 from scrapy.utils.httpobj import urlparse_cached
-from twisted.internet.defer import Deferred
 
 from . import _scrapy
-from .announce import announce
-from .body import check_middlewares
-from .close_report import CloseReport
-from .config import Clock, Config, ConfigError, unknown_settings
-from .dry_run import DryRun
-from .fetch import ROBOTS_META_KEY, stop_at_cap
-from .internal_errors import INTERNAL_ERROR as INTERNAL_ERROR  # the error name of an internal error's outcome
-from .internal_errors import InternalErrors
+from .config import Clock, Config, ConfigError
 from .matcher import AgentRules, parse
-from .origin import ROBOTS_PATH, NoOrigin, Origin, origin_of, origin_of_parts
-from .outcome_log import OutcomeLog
-from .parking import AT_CLOSE, RELEASED, Parking, came_from_scheduler, mark_scheduled
-from .places import Places
-from .policy import has_copy, should_hold
-from .refresh import Refresher
-from .robots_request import RobotsRequests
-from .soft404 import Soft404Log
-from .spider_robots import KeepingFetcher, answer_from_copy, is_own_robots_url
-from .state import Event, OriginMap, OriginState, State
+from .reporting.announce import announce
+from .reporting.close_report import CloseReport, origins_at_close
+from .reporting.internal_errors import InternalErrors
+from .reporting.outcome_log import OutcomeLog
+from .reporting.soft404 import Soft404Log
+from .reporting.startup import say_at_start
+from .reporting.waiting_log import REQUEUE
+from .requests.dry_run import DryRun
+from .requests.parking import AT_CLOSE, RELEASED, mark_scheduled
+from .requests.usage import Usage
+from .requests.waiting import Waiting
+from .robots.body import check_middlewares
+from .robots.downloads import RobotsDownloads
+from .robots.fetch import ROBOTS_META_KEY
+from .robots.origin import ROBOTS_PATH, NoOrigin, Origin, origin_of, origin_of_parts
+from .robots.places import Places
+from .robots.policy import has_copy, should_hold
+from .robots.refresh import Refresher
+from .robots.spider_robots import KeepingFetcher, answer_from_copy, is_own_robots_url
+from .robots.state import FETCH_ON_ARRIVAL, Event, OriginMap, OriginState, State
 from .stores import Entry, Outcome, Store
 from .stores.startup import open_crawler_store
-from .tokens import Tokens
-from .usage import Usage
-from .waiting_log import CLOSING, REQUEUE, TIMEOUT, WaitingLog
 
 if TYPE_CHECKING:
     from scrapy import Request, Spider
@@ -63,6 +59,7 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 _Snapshot = tuple[Entry, "AgentRules | None"]
+_ARRIVAL_STATS = {Event.FETCH_STARTED: "rep/cache/misses", Event.EXPIRED: "rep/cache/refreshes"}
 
 
 class RobotsMiddleware:
@@ -76,30 +73,28 @@ class RobotsMiddleware:
         assert crawler.stats is not None
         self.stats: StatsCollector = crawler.stats
         self.internals = _scrapy.Internals(crawler, self.stats)
-        self.parking = Parking(self.internals, self.stats, config.max_parked, on_closing=self._engine_closing)
-        self.places = Places(self.internals, self._waits_unparked)  # a robots.txt fetch holds a downloader place
-        fetcher = KeepingFetcher(self._download, config.max_size, config.max_redirects, lambda k: self.origins.get(k))
-        self._robots_requests = RobotsRequests(config.robots_request)  # REP_ROBOTS_REQUEST; never a browser page
-        self.refresher = Refresher(store, fetcher, config, clock, self.stats, on_lease_wait=self.places.step_aside)
         self.origins = OriginMap(config.memory_max_origins)  # least recently used first
-        self._outcome_log = OutcomeLog(clock)
-        self._waiting_log = WaitingLog(crawler, clock, config.hold_timeout)  # held requests: INFO lines, close
-        self._internal_errors = InternalErrors(self.stats, config, clock)
         self._dry_run = DryRun(self.stats, config.enforce)  # REP_ENFORCE = False: decided and counted, never stopped
         self._report = CloseReport(self.stats, config.enforce)  # at close: what robots.txt stopped, per origin
+        self.waiting = Waiting(crawler, config, clock, self.internals, self.origins, self._dry_run, self._report)
+        self.parking = self.waiting.parking
+        self.places = Places(self.internals, self.waiting.waits_unparked)  # a robots.txt fetch's downloader place
+        downloads = RobotsDownloads(crawler, config.robots_request, self.places)
+        fetcher = KeepingFetcher(downloads.download, config.max_size, config.max_redirects, self.origins.get)
+        self.refresher = Refresher(store, fetcher, config, clock, self.stats, on_lease_wait=self.places.step_aside)
+        self._outcome_log = OutcomeLog(clock)
+        self._internal_errors = InternalErrors(self.stats, config, clock)
         self._soft404 = Soft404Log(self.stats, config.max_size)  # an HTML page served as robots.txt
         self._usage = Usage(config.content_uses, self.stats)  # meta["rep_usage"]; REP_CONTENT_USES enforced
         self._closed = False  # after spider_closed: no more fetches or retries
-        self._robots_in_flight = 0  # the bytes_received handler is connected only while this is positive
-        crawler.signals.connect(self._spider_idle, signal=signals.spider_idle)
+        crawler.signals.connect(self.waiting.spider_idle, signal=signals.spider_idle)
         crawler.signals.connect(mark_scheduled, signal=signals.request_scheduled)
         crawler.signals.connect(self._spider_closed, signal=signals.spider_closed)
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
         """Validate the settings (a ``ConfigError`` is also logged at CRITICAL as one line, since Scrapy shows it
-        only at the end of a long traceback), then say once which tokens robots.txt is obeyed as (WARNING when
-        none: only the ``*`` groups) and which ``REP_*`` names are unknown (SPEC 6.4, 8.4)."""
+        only at the end of a long traceback) and open the store, then say what the crawl obeys (reporting.startup)."""
         try:
             config = Config.from_settings(crawler.settings)
             check_middlewares(crawler.settings)
@@ -108,18 +103,10 @@ class RobotsMiddleware:
         except ConfigError as exc:
             logger.critical("scrapy-rep: %s; the crawl cannot start", exc)
             raise
-        tokens = Tokens(config.user_agents, config.user_agent_source)
-        logger.log(logging.INFO if tokens.tokens else logging.WARNING, "scrapy-rep: %s", tokens.summary())
-        if config.store == "memory" and _scrapy.is_shared_scheduler(crawler.settings.get("SCHEDULER")):
-            logger.warning("scrapy-rep: SCHEDULER is scrapy-redis's (a fleet's shared queue) but REP_STORE is "
-                           "'memory': every worker downloads each robots.txt itself; REP_STORE = 'redis' shares one "
-                           "copy and one fetch per origin across the fleet (README, Running a fleet)")
-        for name, known in unknown_settings(crawler.settings):
-            hint = f" (did you mean {known}?)" if known else ""
-            logger.warning("scrapy-rep: unknown setting %s%s: ignored", name, hint)
+        say_at_start(config, crawler.settings)
         return cls(crawler, config, store, clock)
 
-    # -- deciding requests ---------------------------------------------------------------------------------------
+    # -- a request's path ----------------------------------------------------------------------------------------
 
     async def process_request(self, request: Request, spider: Spider | None = None) -> Response | Request | None:
         """SPEC 8.1-8.2: pass through, allow, or raise IgnoreRequest; every checked request counts once. A request
@@ -136,7 +123,8 @@ class RobotsMiddleware:
             origin = origin_of_parts(parts.scheme, parts.netloc)
         except NoOrigin:
             return self._pass_through("no_robots_location")  # SPEC 1.4: data:, file:, s3:...
-        if parts.path == ROBOTS_PATH and not is_own_robots_url(parts):
+        robots_url = parts.path == ROBOTS_PATH
+        if robots_url and not is_own_robots_url(parts):
             return self._pass_through("robots_txt")  # e.g. with a query: not the file the plugin fetches
         state = self.origins.get(origin.key)
         if (
@@ -148,20 +136,26 @@ class RobotsMiddleware:
             self.stats.inc_value("rep/cache/hits")
             self.origins.used(origin.key)
             snapshot: _Snapshot = (state.entry, state.rules)
-        elif parts.path != ROBOTS_PATH and (at_once := self._dry_run.snapshot_now(state)) is not None:
+        elif not robots_url and (at_once := self._dry_run.snapshot_now(state)) is not None:
             snapshot = at_once  # dry run: a failing robots.txt holds nothing
         else:
-            return await self._waited(request, origin, robots_url=parts.path == ROBOTS_PATH)
-        if parts.path == ROBOTS_PATH:
+            return await self._waited(request, origin, robots_url=robots_url)
+        if robots_url:
             return self._answer(request, origin, snapshot)
         self._decide(request, *snapshot)
         return None
 
     async def _waited(self, request: Request, origin: Origin, *, robots_url: bool) -> Response | Request | None:
-        """Wait for the origin's entry (a robots.txt request waits as pages do), then answer, decide, or hand the
-        request back to the scheduler: an allowed parked one past the downloader's room, and any at a persistent
-        close."""
-        result, parked = await self._wait_for_entry(origin, request)
+        """Wait for the origin's entry (SPEC 2.1, 2.3; a robots.txt request waits as pages do), then answer, decide,
+        or hand the request back to the scheduler: an allowed parked one past the downloader's room, and any at a
+        persistent close."""
+        state, fetch = self._arrive(origin)
+        waiter, parked = self.waiting.park(state, request)
+        if not parked:
+            self.places.lent(state.origin)  # a fetch of the origin waiting for room takes this request's place
+        if fetch is not None:  # after parking: the fetch takes the downloader place the request left (places.py)
+            self._start_fetch(state, origin, fetch)
+        result = await self.waiting.outcome(state, request, waiter, parked)
         if result is None:
             return None  # dry run: sent undecided at REP_HOLD_TIMEOUT (dry_run.py)
         if result == REQUEUE:
@@ -170,6 +164,21 @@ class RobotsMiddleware:
             return self._answer(request, origin, result)
         self._decide(request, *result)
         return self.parking.requeue(request, RELEASED) if parked and not self.parking.has_room() else None
+
+    def _arrive(self, origin: Origin) -> tuple[OriginState, Event | None]:
+        """The origin's state (held from now on, in the bounded map) and the fetch a waiting request starts."""
+        state = self.origins.get(origin.key)
+        if state is None:
+            state = self.origins[origin.key] = OriginState(origin.key)
+            for key in self.origins.evict():  # REP_MEMORY_MAX_ORIGINS: least recently used idle origins forgotten
+                self._outcome_log.forget(key)
+                self.stats.inc_value("rep/cache/evictions")
+        else:
+            self.origins.used(origin.key)
+        fetch = FETCH_ON_ARRIVAL.get(state.state)
+        if fetch is not None:
+            self.stats.inc_value(_ARRIVAL_STATS[fetch])
+        return state, fetch
 
     def _answer(self, request: Request, origin: Origin, snapshot: _Snapshot) -> Response | None:
         """A spider's own robots.txt request: answered from our copy (spider_robots)."""
@@ -198,127 +207,16 @@ class RobotsMiddleware:
         self._report.forbidden(entry, request, where)
         self._dry_run.forbid(request, entry, where, self.crawler.spider)  # IgnoreRequest unless a dry run
 
-    # -- waiting -------------------------------------------------------------------------------------------------
-
-    async def _wait_for_entry(self, origin: Origin, request: Request) -> tuple[Any, bool]:
-        """Park ``request`` until its origin has a usable entry (SPEC 2.1, 2.3); drop it after REP_HOLD_TIMEOUT.
-        Returns the snapshot (None: sent undecided by a dry run; REQUEUE) and whether it was parked."""
-        key = origin.key
-        state = self.origins.get(key)
-        if state is None:
-            state = self.origins[key] = OriginState(key)
-            self._evict_beyond_bound()
-        else:
-            self.origins.used(key)
-        event = None
-        if state.state is State.UNKNOWN:
-            self.stats.inc_value("rep/cache/misses")
-            event = Event.FETCH_STARTED
-        elif state.state is State.READY:  # expired
-            self.stats.inc_value("rep/cache/refreshes")
-            event = Event.EXPIRED
-        waiter, parked = self._park(state, request)
-        if event is not None:  # after parking: the fetch takes the downloader place the request left (places.py)
-            self._start_fetch(state, origin, event)
-        result = await self._held(request, waiter, parked)
-        if result in (TIMEOUT, CLOSING):
-            self._report.dropped(state, request)
-            if result == TIMEOUT and self._dry_run.sends_after_timeout(request, state, self.crawler.spider):
-                return None, parked
-            self.stats.inc_value("rep/requests/dropped_after_hold")
-            self.stats.inc_value(f"rep/requests/dropped_after_hold/{result}")
-            logger.info("Dropped after waiting for %s robots.txt (%s, state %s): %s", key, result,
-                        state.state.value, request.url, extra={"spider": self.crawler.spider})
-            raise IgnoreRequest(f"{key} robots.txt unavailable ({result})")
-        return result, parked
-
-    def _park(self, state: OriginState, request: Request) -> tuple[Deferred[Any], bool]:
-        """``request`` starts waiting for ``state``'s entry (dropped at REP_HOLD_TIMEOUT): its waiter, and whether
-        it left the downloader's active set."""
-        waiter: Deferred[Any] = Deferred()
-        state.waiters[waiter] = request
-        self._waiting_log.held(state, waiter)
-        timer = self.clock.callLater(self.config.hold_timeout, self._give_up, state, waiter, TIMEOUT)
-        waiter.addBoth(_cancel, timer)
-        parked = self.parking.wait(request)
-        if not parked:
-            self.places.lent(state.origin)  # a fetch of the origin waiting for room takes this request's place
-        return waiter, parked
-
-    async def _held(self, request: Request, waiter: Deferred[Any], parked: bool) -> Any:
-        try:
-            return await maybe_deferred_to_future(waiter)
-        finally:
-            self.parking.done(request, parked)
-
-    def _evict_beyond_bound(self) -> None:
-        """REP_MEMORY_MAX_ORIGINS: forget the least recently used idle origins (state.OriginMap)."""
-        for key in self.origins.evict():
-            self._outcome_log.forget(key)
-            self.stats.inc_value("rep/cache/evictions")
-
-    def _give_up(self, state: OriginState, waiter: Deferred[Any], why: str) -> None:
-        state.waiters.pop(waiter, None)
-        if not waiter.called:
-            if why == REQUEUE:
-                self._waiting_log.requeued(state, waiter)
-            elif self.config.enforce or why == CLOSING:  # a dry run sends it at REP_HOLD_TIMEOUT instead
-                self._waiting_log.dropped(state, waiter, why)
-            waiter.callback(why)
-
-    def _drop_all(self, why: str) -> None:
-        for state in self.origins.values():
-            for waiter in list(state.waiters):
-                self._give_up(state, waiter, why)
-
-    def _engine_closing(self) -> None:
-        """The engine began closing: hand the waiting requests back to a scheduler that keeps its queue, else drop
-        them. Only requests that came from the scheduler go back: one from ``engine.download`` would come straight
-        back through the middleware while the engine closes."""
-        keeps = self.internals.scheduler_keeps_queue()
-        for state in self.origins.values():
-            for waiter, request in list(state.waiters.items()):
-                self._give_up(state, waiter, REQUEUE if keeps and came_from_scheduler(request) else CLOSING)
-
-    def _spider_idle(self) -> None:
-        if self.parking.parked:
-            raise DontCloseSpider  # parked requests are not in the downloader, but the crawl is not over
-
-    # -- fetching ------------------------------------------------------------------------------------------------
+    # -- an origin's path ----------------------------------------------------------------------------------------
 
     def _start_fetch(self, state: OriginState, origin: Origin, event: Event) -> None:
         state.handle(event)
         deferred_from_coro(self._refresh(state, origin))
 
-    def _waits_unparked(self, key: str) -> bool:
-        """A request of origin ``key`` waits inside the downloader's active set (places.py lends its place)."""
-        state = self.origins.get(key)
-        return state is not None and any(request not in self.parking.parked for request in state.waiters.values())
-
-    async def _download(self, request: Request, origin: str) -> Response:
-        """One robots.txt hop of ``origin``'s fetch through the engine, in the fetch's downloader place. The size
-        cap's ``bytes_received`` handler is connected only while robots.txt downloads are in flight: every
-        response's chunks would otherwise go through it."""
-        assert self.crawler.engine is not None
-        request = self._robots_requests.prepare(request)  # each hop: REP_ROBOTS_REQUEST, markers, playwright=False
-        if not await self.places.enter(origin):
-            raise IgnoreRequest("the crawl is closing")  # a network error to RobotsFetcher; nothing is adopted
-        if self._robots_in_flight == 0:
-            self.crawler.signals.connect(self._bytes_received, signal=signals.bytes_received)
-        self._robots_in_flight += 1
-        try:
-            return await _scrapy.download(self.crawler.engine, request)  # in the active set from this same step
-        finally:
-            self.places.sent()
-            self._robots_in_flight -= 1
-            if self._robots_in_flight == 0:
-                self.crawler.signals.disconnect(self._bytes_received, signal=signals.bytes_received)
-
     def _retry_due(self, state: OriginState, origin: Origin) -> None:
         state.retry_call = None
-        if self._closed:
-            return
-        self._start_fetch(state, origin, Event.RETRY_DUE)
+        if not self._closed:
+            self._start_fetch(state, origin, Event.RETRY_DUE)
 
     async def _refresh(self, state: OriginState, origin: Origin) -> None:
         """Get a current entry and adopt it (SPEC 2.1, 3.2), in a downloader place from the store read to the
@@ -362,17 +260,12 @@ class RobotsMiddleware:
             delay = max(entry.expires_at - self.clock.seconds(), 0.0)
             state.retry_call = self.clock.callLater(delay, self._retry_due, state, origin)
             if not self._dry_run.releases_failing(state, self.crawler.spider):  # a dry run releases its waiters
-                self._waiting_log.adopted(state)
+                self.waiting.still_held(state)
                 return
         else:
             state.handle(Event.FETCH_SUCCEEDED)
             self._dry_run.recovered(state)
-        waiters, state.waiters = state.waiters, {}
-        snapshot: _Snapshot = (entry, rules)
-        for waiter in waiters:
-            if not waiter.called:
-                waiter.callback(snapshot)
-        self._waiting_log.adopted(state)
+        self.waiting.release(state, (entry, rules))
 
     # -- public accessors ----------------------------------------------------------------------------------------
 
@@ -384,34 +277,19 @@ class RobotsMiddleware:
             return []
         return list(parse(state.entry.body, max_bytes=self.config.max_size).sitemaps)
 
-    # -- signals -------------------------------------------------------------------------------------------------
-
-    def _bytes_received(self, data: bytes, request: Request, **kwargs: Any) -> None:
-        stop_at_cap(data, request)
+    # -- close ---------------------------------------------------------------------------------------------------
 
     async def _spider_closed(self, reason: str) -> None:
         self._closed = True
-        self._drop_all(CLOSING)
-        self.parking.close()  # one INFO line when requests went back to a persistent queue
-        counts: dict[str, int] = {}
+        self.waiting.close()  # waiting requests dropped; one INFO line when some went back to a persistent queue
         for state in self.origins.values():
             if state.retry_call is not None and state.retry_call.active():
                 state.retry_call.cancel()
-            counts[state.state.value] = counts.get(state.state.value, 0) + 1
-        for name, count in counts.items():
-            self.stats.set_value(f"rep/origins/{name}", count)
-        summary = ", ".join(f"{count} {name}" for name, count in sorted(counts.items())) or "none"
-        logger.info("robots.txt origins at close: %s", summary, extra={"spider": self.crawler.spider})
-        self._waiting_log.close()  # WARNING per origin whose held requests were dropped
+        origins_at_close(self.origins.values(), self.stats, self.crawler.spider)
+        self.waiting.log.close()  # WARNING per origin whose held requests were dropped
         self._report.close(self.crawler.spider)  # WARNING when robots.txt stopped everything; INFO forbidden counts
         await self.refresher.close()
         self.places.close()  # after the refresher's: a fetch it stops stores no outcome (refresh.py)
-
-
-def _cancel(result: Any, timer: Any) -> Any:
-    if timer.active():
-        timer.cancel()
-    return result
 
 
 def _reactor() -> Clock:

@@ -29,8 +29,8 @@ from scrapy.exceptions import IgnoreRequest
 from twisted.internet.task import Clock
 from twisted.python.failure import Failure
 
+from tests.crawl import ListSpider, crawl, when_settled
 from tests.faults.rawserver import RawServer, refused_origin, respond, silence
-from tests.middleware.crawl import ListSpider, crawl, when_settled
 
 RULES = b"User-agent: *\nDisallow: /private\n"
 HOLD_TIMEOUT = 600.0

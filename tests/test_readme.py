@@ -15,9 +15,9 @@ from scrapy.settings import Settings
 from scrapy.utils.misc import load_object
 
 from scrapy_rep import Addon
-from scrapy_rep.body import check_middlewares
 from scrapy_rep.cli import build_parser
 from scrapy_rep.config import Config
+from scrapy_rep.robots.body import check_middlewares
 
 REPO = Path(__file__).resolve().parents[1]
 README = (REPO / "README.md").read_text(encoding="utf-8")

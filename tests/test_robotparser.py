@@ -9,7 +9,7 @@ import pytest_twisted
 from scrapy.utils.test import get_crawler
 
 from scrapy_rep import RobotParser
-from tests.middleware.crawl import crawl
+from tests.crawl import crawl
 from tests.servers import robots
 
 BODY = (b"User-agent: *\nDisallow: /private\nAllow: /private/ok$\n\n"

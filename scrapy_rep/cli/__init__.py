@@ -11,7 +11,8 @@ Exit codes (documented in README, "The CLI"):
 * ``3``: robots.txt temporarily unavailable (5xx, 429 or network error: SPEC 2.2 disallows the whole origin);
 * ``4``: an internal error (a bug: the message names the exception).
 
-Errors are one line on stderr, never a traceback.
+Errors are one line on stderr, never a traceback. The top of the layout (docs/architecture.md): it may import any
+room; nothing imports it.
 """
 
 from __future__ import annotations

@@ -7,8 +7,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TypeAlias
 from urllib.parse import urlsplit
 
+from scrapy_rep.config.redis_target import InvalidRedisSetting, is_settings_form, target_from_settings
 from scrapy_rep.stores import InvalidStoreURI, RedisTarget, SQLiteStore, open_store, redact
-from scrapy_rep.stores.redis_target import InvalidRedisSetting, is_settings_form, target_from_settings
 
 from ._common import UsageError
 

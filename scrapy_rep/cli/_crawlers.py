@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from scrapy_rep.config.tokens import product_token
 from scrapy_rep.matcher import is_valid_user_agent
-from scrapy_rep.tokens import product_token
 
 from ._common import UsageError
 
@@ -26,7 +26,7 @@ class Crawler:
 
 def crawler_of(value: str) -> Crawler:
     """``a,b`` is one crawler with the ordered tokens a then b (SPEC 6.3); any other value is a full User-Agent,
-    obeyed as its product token (``scrapy_rep.tokens.product_token``), or by the ``*`` groups when it has none."""
+    obeyed as its product token (``config.tokens.product_token``), or by the ``*`` groups when it has none."""
     tokens = tuple(token.strip() for token in value.split(",") if token.strip())
     if not tokens:
         raise UsageError(f"empty --user-agent value: {value!r}")

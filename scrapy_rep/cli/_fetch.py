@@ -21,10 +21,10 @@ from urllib.parse import urlsplit
 from scrapy import Request
 from scrapy.http import Response
 
-from scrapy_rep.fetch import RobotsFetcher
-from scrapy_rep.origin import ROBOTS_PATH, origin_of
-from scrapy_rep.policy import BAD_REDIRECT, REDIRECT_LOOP, TOO_MANY_REDIRECTS, FetchResult, outcome_of
-from scrapy_rep.soft404 import looks_like_html as looks_like_html  # check and lint import it from here
+from scrapy_rep.reporting.soft404 import looks_like_html as looks_like_html  # check and lint import it from here
+from scrapy_rep.robots.fetch import RobotsFetcher
+from scrapy_rep.robots.origin import ROBOTS_PATH, origin_of
+from scrapy_rep.robots.policy import BAD_REDIRECT, REDIRECT_LOOP, TOO_MANY_REDIRECTS, FetchResult, outcome_of
 from scrapy_rep.stores import Outcome
 
 from ._common import FETCH_TIMEOUT, FETCH_USER_AGENT, MAX_BYTES, MAX_REDIRECTS, UsageError
@@ -98,7 +98,7 @@ def robots_url(url: str) -> tuple[str, str]:
 def fetch(url: str, limit: int = MAX_BYTES, max_redirects: int = MAX_REDIRECTS) -> Robots:
     """GET ``url`` with the middleware's semantics (SPEC 2.2): its ``RobotsFetcher`` follows up to ``max_redirects``
     redirects (the target's body is obeyed for the original origin), then treats the chain as 404, and
-    ``scrapy_rep.policy`` decides what the result means; read at most ``limit`` + 1 bytes (see ``load``)."""
+    ``scrapy_rep.robots.policy`` decides what the result means; read at most ``limit`` + 1 bytes (see ``load``)."""
     try:
         origin = origin_of(url)
     except ValueError as exc:  # NoOrigin, or urlsplit's own (e.g. "Invalid IPv6 URL")

@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from scrapy_rep.config.tokens import product_token
 from scrapy_rep.matcher import (
     MAX_LINE_BYTES,
     LineKind,
@@ -16,7 +17,6 @@ from scrapy_rep.matcher import (
     is_valid_user_agent,
     usage_problems,
 )
-from scrapy_rep.tokens import product_token
 
 #: Why each field Google ignores but other crawlers read is worth a finding (SPEC 5.3, 9.2); others: _UNUSED.
 _UNSUPPORTED = {

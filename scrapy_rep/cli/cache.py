@@ -23,8 +23,8 @@ from datetime import datetime, timezone
 from fnmatch import fnmatchcase
 from typing import Any
 
-from scrapy_rep.origin import origin_of
-from scrapy_rep.outcome_log import plural
+from scrapy_rep.reporting.outcome_log import plural
+from scrapy_rep.robots.origin import origin_of
 from scrapy_rep.stores import Outcome, StoredEntry, StoreError, redact
 
 from ._cache_store import Browsable, open_browsable, project_store

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from scrapy_rep.matcher import Preference, parse
-from scrapy_rep.origin import origin_of
+from scrapy_rep.robots.origin import origin_of
 from scrapy_rep.stores import Outcome
 
 from ._common import DEFAULT_TOKEN, EXIT_FINDINGS, EXIT_OK, EXIT_UNAVAILABLE, MAX_BYTES, UsageError

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from scrapy_rep.matcher import LineKind, ParsedLine, ParseReport, report
-from scrapy_rep.outcome_log import plural
+from scrapy_rep.reporting.outcome_log import plural
 from scrapy_rep.stores import Outcome
 
 from ._common import EXIT_FINDINGS, EXIT_OK, EXIT_UNAVAILABLE, MAX_BYTES, READ_LIMIT

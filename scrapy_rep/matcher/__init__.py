@@ -5,6 +5,9 @@ library (google/robotstxt) does, ``explain`` says which rule decided, ``compact(
 deciding for one crawler needs (``AgentRules``, what a broad crawl holds per origin), and ``report(body)`` gives the
 per-line parse results the way Google's RobotsParsingReporter does (for the linter). ``usage`` gives the usage
 preferences (AIPREF Content-Usage, Cloudflare Content-Signal) that apply to an allowed URL.
+
+The room is pure: it imports nothing of the project, of Scrapy or of Twisted, does no I/O and reads no clock
+(tests/test_layout.py). Its modules are private and re-exported here.
 """
 
 from ._agents import extract_user_agent, is_valid_user_agent

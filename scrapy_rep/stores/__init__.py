@@ -1,28 +1,26 @@
 """Where robots.txt outcomes are cached (SPEC 3): the entry format, the store interface and the stores.
 
-``REP_STORE`` names the store (SPEC 3.2; docs/stores.md):
-
-- ``memory`` (default): this process only, at most ``max_origins`` entries (LRU).
-- ``sqlite:///abs/path/file.db``, or ``sqlite:///./rel/file.db`` / ``sqlite:///../file.db`` for a path relative to
-  the working directory: one file shared by the processes of a machine. Query: ``timeout`` (seconds a locked
-  database is waited for, default 5).
-- ``redis://[:password@]host[:port][/db]`` (or ``rediss://`` for TLS): shared by many machines; needs the
-  ``redis`` extra and Scrapy's asyncio reactor. Query: ``prefix`` (key prefix, default ``rep:``), ``timeout``
-  (connect and command timeout in seconds, default 1), ``keep_days`` (how long entries outlive their expiry,
-  default 31).
-- ``redis`` (the bare word, same query): the Redis server of scrapy-redis's settings (``REDIS_URL``, else
-  ``REDIS_HOST``/``REDIS_PORT``/``REDIS_DB``, with ``REDIS_PARAMS``: redis_target.py), given to ``open_store``
-  as ``redis=``.
+``REP_STORE`` names the store (SPEC 3.2; docs/stores.md), read by ``config.store_uri``: ``memory`` (default: this
+process only, LRU), ``sqlite:///path/file.db`` (the processes of a machine), ``redis://host:port/db`` or the bare
+``redis`` (scrapy-redis's server; many machines). Imports nothing of the project but ``config`` (the URI's
+reading, ``ConfigError``) and ``_scrapy``.
 """
 
 from __future__ import annotations
 
-import importlib.util
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
-from urllib.parse import parse_qsl, unquote, urlencode, urlsplit, urlunsplit
 
+from scrapy_rep.config.redis_target import RedisTarget, redact
+from scrapy_rep.config.store_uri import (
+    DEFAULT_MAX_ORIGINS,
+    InvalidStoreURI,
+    RedisSpec,
+    SQLiteSpec,
+    parse_store_uri,
+    redis_server,
+    validate_store_uri,
+)
 from scrapy_rep.stores._base import (
     FORMAT_VERSION,
     CorruptEntry,
@@ -33,7 +31,6 @@ from scrapy_rep.stores._base import (
     StoreError,
 )
 from scrapy_rep.stores.memory import MemoryStore
-from scrapy_rep.stores.redis_target import RedisTarget, is_settings_form, redact
 from scrapy_rep.stores.sqlite import SQLiteStore
 
 __all__ = [
@@ -54,47 +51,6 @@ __all__ = [
     "validate_store_uri",
 ]
 
-#: Default bound of the memory store and of the middleware's in-process map: what about 300 MB holds (an origin's
-#: entry, body compressed, and compact decision form take ~2.6 KB on real files: docs/stores.md).
-DEFAULT_MAX_ORIGINS = 100_000
-
-_DEFAULT_SQLITE_TIMEOUT = 5.0  # waited in the store's worker thread, not on the reactor: sqlite.py
-_DEFAULT_REDIS_TIMEOUT = 1.0  # a dead or hung Redis is reported after about twice this
-_DEFAULT_PREFIX = "rep:"
-_DEFAULT_KEEP_DAYS = 31.0  # past SPEC 2.2's default 30 days, so the last good copy is still there when needed
-_EXPECTED = "expected 'memory', 'sqlite:///path/to/file.db' or 'redis://host:port/db'"
-_NO_TARGET = ("the bare 'redis' takes its server from scrapy-redis's REDIS_URL / REDIS_HOST settings, which the "
-              "caller did not pass (open_store(..., redis=...))")
-
-
-class InvalidStoreURI(ValueError):
-    """A ``REP_STORE`` value this release cannot open. ``str()`` names the setting and the value (any password
-    as ``***``); ``why`` is the rest, for a caller (the config) that names them itself."""
-
-    def __init__(self, value: object, why: str, message: str | None = None) -> None:
-        super().__init__(message or f"REP_STORE={value!r}: {why}")
-        self.value, self.why = value, why
-
-
-@dataclass(frozen=True)
-class _SQLiteSpec:
-    path: str
-    timeout: float
-
-
-@dataclass(frozen=True)
-class _RedisSpec:
-    target: RedisTarget | None  # the URL without our own query parameters; None: scrapy-redis's settings
-    prefix: str
-    timeout: float
-    keep: float
-
-
-def validate_store_uri(uri: str) -> None:
-    """Raise ``InvalidStoreURI`` (a ``ValueError`` naming ``REP_STORE``) if ``uri`` is not a store this release can
-    open. Connects to nothing, so the config can call it at start-up."""
-    _parse(uri)
-
 
 def open_store(
     uri: str,
@@ -108,85 +64,12 @@ def open_store(
     the memory store; ``clock`` (epoch seconds) dates SQLite leases and Redis key lifetimes; ``redis`` is the
     server of the bare ``redis`` form (``redis_target.target_from_settings``), required by it, unused otherwise.
     A Redis store under a non-asyncio Twisted reactor is a ``ConfigError`` naming ``TWISTED_REACTOR``."""
-    spec = _parse(uri)
-    if isinstance(spec, _SQLiteSpec):
+    spec = parse_store_uri(uri)
+    if isinstance(spec, SQLiteSpec):
         return SQLiteStore(spec.path, clock=clock, timeout=spec.timeout)
-    if isinstance(spec, _RedisSpec):
+    if isinstance(spec, RedisSpec):
         from scrapy_rep.stores.redis_store import RedisStore  # the optional ``redis`` extra
 
-        target = spec.target or redis
-        if target is None:
-            raise InvalidStoreURI(uri, _NO_TARGET)
+        target = redis_server(uri, spec, redis)
         return RedisStore(target, prefix=spec.prefix, timeout=spec.timeout, keep=spec.keep, clock=clock)
     return MemoryStore(max_origins)
-
-
-def _parse(uri: str) -> _SQLiteSpec | _RedisSpec | None:
-    """The store ``uri`` describes (``None`` for memory), or ``ValueError``."""
-    if not isinstance(uri, str):
-        why = f"must be a string; {_EXPECTED}"
-        raise InvalidStoreURI(uri, why, f"REP_STORE must be a string, got {uri!r}; {_EXPECTED}")
-    if uri == "memory":
-        return None
-    try:
-        parts = urlsplit(uri)
-        parts.port  # noqa: B018 - raises ValueError for a malformed port
-    except ValueError as exc:
-        raise _invalid(uri, str(exc)) from None
-    query = dict(parse_qsl(parts.query, keep_blank_values=True))
-    if is_settings_form(parts.scheme, parts.netloc, parts.path):
-        return _parse_redis(uri, "", "", "", query)
-    if parts.scheme == "sqlite":
-        return _parse_sqlite(uri, parts.netloc, parts.path, query)
-    if parts.scheme in ("redis", "rediss"):
-        return _parse_redis(uri, parts.scheme, parts.netloc, parts.path, query)
-    raise _invalid(uri, f"unknown store {parts.scheme or uri!r}")
-
-
-def _parse_sqlite(uri: str, netloc: str, path: str, query: dict[str, str]) -> _SQLiteSpec:
-    if netloc or not path.startswith("/") or path.endswith("/"):
-        raise _invalid(uri, "a sqlite store needs a file path after 'sqlite://'")
-    _reject_unknown(uri, query, {"timeout"})
-    path = unquote(path)
-    if path.startswith(("/./", "/../")):  # sqlite:///./x.db: relative to the working directory
-        path = path[1:]
-    return _SQLiteSpec(path=path, timeout=_positive(uri, query, "timeout", _DEFAULT_SQLITE_TIMEOUT))
-
-
-def _parse_redis(uri: str, scheme: str, netloc: str, path: str, query: dict[str, str]) -> _RedisSpec:
-    """A ``redis://`` URI, or the bare ``redis`` form when ``scheme`` is empty."""
-    if importlib.util.find_spec("redis") is None:
-        raise _invalid(uri, "a redis store needs the redis package: pip install 'scrapy-rep[redis]'")
-    db = path.lstrip("/")
-    if "/" in db or (db and not db.isdigit()):
-        raise _invalid(uri, f"the Redis database must be a number, got {db!r}")
-    _reject_unknown(uri, query, {"prefix", "timeout", "keep_days"})
-    return _RedisSpec(
-        target=RedisTarget(urlunsplit((scheme, netloc, path, "", ""))) if scheme else None,
-        prefix=query.get("prefix", _DEFAULT_PREFIX),
-        timeout=_positive(uri, query, "timeout", _DEFAULT_REDIS_TIMEOUT),
-        keep=_positive(uri, query, "keep_days", _DEFAULT_KEEP_DAYS) * 86400,
-    )
-
-
-def _reject_unknown(uri: str, query: dict[str, str], known: set[str]) -> None:
-    unknown = sorted(set(query) - known)
-    if unknown:
-        raise _invalid(uri, f"unknown option(s) {urlencode({k: query[k] for k in unknown})!r}")
-
-
-def _positive(uri: str, query: dict[str, str], name: str, default: float) -> float:
-    raw = query.get(name)
-    if raw is None:
-        return default
-    try:
-        value = float(raw)
-    except ValueError:
-        value = -1.0
-    if not value > 0 or value == float("inf"):
-        raise _invalid(uri, f"{name} must be a positive number of {'days' if name == 'keep_days' else 'seconds'}")
-    return value
-
-
-def _invalid(uri: str, reason: str) -> InvalidStoreURI:
-    return InvalidStoreURI(redact(uri), f"{reason}; {_EXPECTED}")

@@ -27,9 +27,9 @@ from scrapy.utils.reactor import is_reactor_installed
 
 from scrapy_rep._scrapy import asyncio_available
 from scrapy_rep.config import ConfigError
+from scrapy_rep.config.redis_target import RedisTarget
 from scrapy_rep.stores._base import CorruptEntry, Entry, StoredEntry, StoreError
 from scrapy_rep.stores._codec import decode, describe, encode
-from scrapy_rep.stores.redis_target import RedisTarget
 
 logger = logging.getLogger(__name__)
 

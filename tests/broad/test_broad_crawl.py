@@ -22,9 +22,9 @@ from collections.abc import Callable
 import pytest
 import pytest_twisted
 
+from tests import crawl as crawl_module
 from tests.broad.origins import OriginsProxy, robots_bodies
-from tests.middleware import crawl as crawl_module
-from tests.middleware.crawl import crawl
+from tests.crawl import crawl
 
 ORIGINS = int(os.environ.get("BROAD_ORIGINS", "5000"))  # smaller for a quick look: BROAD_ORIGINS=500
 TOKEN = "broadbot"

@@ -27,11 +27,11 @@ from twisted.internet.task import Clock
 import scrapy_rep.middleware as middleware_module
 from scrapy_rep.config import Config
 from scrapy_rep.matcher import parse
-from scrapy_rep.state import State
+from scrapy_rep.robots.state import State
 from scrapy_rep.stores import Store
+from tests import crawl as crawl_module
 from tests.broad.origins import OriginsProxy, robots_bodies
-from tests.middleware import crawl as crawl_module
-from tests.middleware.crawl import crawl, middleware
+from tests.crawl import crawl, middleware
 
 TOKEN = "broadbot"
 #: What every store call waits before it runs (a remote store's round trip, or a busy SQLite file).

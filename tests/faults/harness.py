@@ -13,9 +13,9 @@ from typing import Any
 from scrapy.crawler import Crawler
 from twisted.internet.task import Clock
 
-from scrapy_rep.state import OriginState
+from scrapy_rep.robots.state import OriginState
+from tests.crawl import Result, crawl, middleware, when_settled
 from tests.faults.memory import PeakGrowth, peak_rss_growth
-from tests.middleware.crawl import Result, crawl, middleware, when_settled
 from tests.versions import error_names
 
 #: Every page a fault test requests of the faulty origin: one the rules allow, one they forbid.
@@ -69,7 +69,7 @@ class FaultRun:
 
 async def crawl_fault(origin: str, *, pages: tuple[str, ...] = PAGES, phases: list[Any] | None = None,
                       clock: Clock | None = None, **settings: Any) -> FaultRun:
-    """Crawl ``pages`` of ``origin``; ``phases`` (see tests.middleware.crawl) run before the final clock jump."""
+    """Crawl ``pages`` of ``origin``; ``phases`` (see tests.crawl) run before the final clock jump."""
     clock = clock or Clock()
     crawlers: list[Crawler] = []
 

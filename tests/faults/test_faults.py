@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 import pytest_twisted
 
-from scrapy_rep.state import State
+from scrapy_rep.robots.state import State
 from scrapy_rep.stores import Outcome
 from tests.faults.bombs import MIB, gzip_bomb, padded_robots
 from tests.faults.harness import PAGES, RULES, FaultRun, crawl_fault

@@ -15,7 +15,7 @@ from scrapy.utils.test import get_crawler
 
 from scrapy_rep import RobotParser, RobotsBodyMiddleware, RobotsMiddleware, robots_parsed
 from scrapy_rep.config import ConfigError
-from tests.middleware.crawl import ListSpider, crawl, middleware
+from tests.crawl import ListSpider, crawl, middleware
 from tests.servers import robots
 
 RULES = "User-agent: *\nDisallow: /private\n\nUser-agent: special\nDisallow: /special\n"

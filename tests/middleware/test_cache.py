@@ -9,7 +9,7 @@ import pytest_twisted
 from twisted.internet.task import Clock
 
 from scrapy_rep.config import DAY
-from tests.middleware.crawl import crawl, middleware
+from tests.crawl import crawl, middleware
 from tests.servers import Reply, robots
 
 FIRST = "User-agent: *\nDisallow: /old\n"

@@ -14,7 +14,7 @@ import pytest_twisted
 from scrapy.crawler import Crawler
 
 from scrapy_rep import _scrapy
-from tests.middleware.crawl import crawl, middleware
+from tests.crawl import crawl, middleware
 from tests.servers import robots
 
 RULES = "User-agent: *\nDisallow: /private\nCrawl-delay: 2\n"

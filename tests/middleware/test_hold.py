@@ -12,7 +12,7 @@ from twisted.internet import defer
 from twisted.internet.task import Clock, LoopingCall
 
 from scrapy_rep._scrapy import stop_crawler
-from tests.middleware.crawl import crawl, middleware
+from tests.crawl import crawl, middleware
 from tests.servers import Reply, robots
 
 

@@ -12,8 +12,8 @@ import pytest_twisted
 from scrapy.crawler import Crawler
 from twisted.internet.task import Clock
 
-from scrapy_rep.state import State
-from tests.middleware.crawl import Result, crawl, middleware
+from scrapy_rep.robots.state import State
+from tests.crawl import Result, crawl, middleware
 from tests.servers import PAGE, Reply, robots
 
 RULES = "User-agent: *\nDisallow: /private\n"

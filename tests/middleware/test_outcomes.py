@@ -9,7 +9,7 @@ import pytest
 import pytest_twisted
 from twisted.internet.task import Clock
 
-from tests.middleware.crawl import crawl
+from tests.crawl import crawl
 from tests.servers import Reply, redirect, robots
 from tests.versions import error_names
 

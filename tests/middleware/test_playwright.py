@@ -22,9 +22,9 @@ import pytest_twisted
 import scrapy
 from scrapy import Request
 
-from scrapy_rep.fetch import robots_request
-from scrapy_rep.robots_request import RobotsRequests
-from tests.middleware.crawl import crawl
+from scrapy_rep.robots.fetch import robots_request
+from scrapy_rep.robots.robots_request import RobotsRequests
+from tests.crawl import crawl
 from tests.servers import Reply, Site, robots
 
 CHROMIUM = shutil.which("chromium")

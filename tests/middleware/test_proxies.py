@@ -21,8 +21,8 @@ from twisted.internet.interfaces import IListeningPort
 from twisted.web import http
 from twisted.web.proxy import Proxy, ProxyRequest
 
-from scrapy_rep.robots_request import RobotsRequestHookError, RobotsRequests
-from tests.middleware.crawl import crawl
+from scrapy_rep.robots.robots_request import RobotsRequestHookError, RobotsRequests
+from tests.crawl import crawl
 from tests.servers import Reply, Site, redirect, robots
 
 ROBOTS = "User-agent: *\nDisallow: /private\n"
@@ -203,7 +203,7 @@ async def test_a_hook_that_drops_the_markers_gets_them_back(sites: Any, proxy: R
 # -- the hook's contract, without a crawl -------------------------------------------------------------------------
 
 def _robots_request() -> Request:
-    from scrapy_rep.fetch import robots_request
+    from scrapy_rep.robots.fetch import robots_request
 
     return robots_request("http://example.com/robots.txt", 512_000)
 

@@ -23,8 +23,8 @@ from twisted.internet.task import deferLater
 from twisted.web.http import Request as HTTPRequest
 
 from scrapy_rep._scrapy import download, stop_crawler
-from tests.middleware.crawl import crawl, middleware
-from tests.middleware.test_spider_robots import when_parked
+from tests.crawl import crawl, middleware
+from tests.robots.test_spider_robots import when_parked
 from tests.servers import PAGE, Reply, Site, robots
 
 RULES = "User-agent: *\nDisallow: /private\n"

@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 import pytest_twisted
 
-from scrapy_rep.decoding import ACCEPT_ENCODING, DECODERS
+from scrapy_rep.robots.decoding import ACCEPT_ENCODING, DECODERS
 from scrapy_rep.stores import Outcome
-from tests.middleware.crawl import crawl, middleware
+from tests.crawl import crawl, middleware
 from tests.servers import Reply, gzip_bomb
 
 CAP = 512_000

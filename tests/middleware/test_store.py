@@ -9,7 +9,7 @@ import pytest_twisted
 from twisted.internet.task import Clock
 
 from scrapy_rep.stores import Entry, Outcome, SQLiteStore
-from tests.middleware.crawl import crawl
+from tests.crawl import crawl
 from tests.servers import robots
 from tests.stores.storetools import run
 

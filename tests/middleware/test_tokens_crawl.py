@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 import pytest_twisted
 
-from tests.middleware.crawl import crawl
+from tests.crawl import crawl
 from tests.servers import robots
 
 RULES = "User-agent: newbiebot\nDisallow: /private/\n\nUser-agent: *\nAllow: /\n"

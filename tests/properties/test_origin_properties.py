@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from scrapy_rep.origin import DEFAULT_PORTS, NoOrigin, Origin, is_robots_url, origin_of
+from scrapy_rep.robots.origin import DEFAULT_PORTS, NoOrigin, Origin, is_robots_url, origin_of
 
 schemes = st.sampled_from(["http", "https", "ftp", "HTTP", "Https", "data", "file", "s3", "", "mailto"])
 ascii_hosts = st.from_regex(r"[A-Za-z0-9]([A-Za-z0-9-]{0,20}[A-Za-z0-9])?(\.[A-Za-z0-9]{1,10}){0,3}", fullmatch=True)

@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from scrapy_rep.config import Config
-from scrapy_rep.policy import FetchResult, cache_lifetime, next_entry, retry_after_seconds, retry_delay
+from scrapy_rep.robots.policy import FetchResult, cache_lifetime, next_entry, retry_after_seconds, retry_delay
 from scrapy_rep.stores import Entry, Outcome
 
 CONFIG = Config(user_agents=("testbot",), cache_min_ttl=60.0, cache_max_ttl=7 * 86400.0)

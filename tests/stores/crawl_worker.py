@@ -14,13 +14,13 @@ from typing import Any
 
 from scrapy.utils.reactor import install_reactor
 
-# Before anything imports twisted.internet.reactor (tests.middleware.crawl does), which would install the default.
+# Before anything imports twisted.internet.reactor (tests.crawl does), which would install the default.
 install_reactor("twisted.internet.asyncioreactor.AsyncioSelectorReactor")
 
 from scrapy import Request  # noqa: E402
 from scrapy.crawler import CrawlerProcess  # noqa: E402
 
-from tests.middleware.crawl import BASE_SETTINGS, ListSpider  # noqa: E402
+from tests.crawl import BASE_SETTINGS, ListSpider  # noqa: E402
 
 
 class AnnouncingSpider(ListSpider):

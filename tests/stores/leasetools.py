@@ -11,10 +11,10 @@ from typing import TYPE_CHECKING, cast
 from twisted.internet.task import Clock
 
 from scrapy_rep.config import Config
-from scrapy_rep.fetch import RobotsFetcher
-from scrapy_rep.origin import Origin, origin_of
-from scrapy_rep.policy import FetchResult
-from scrapy_rep.refresh import Current, Refresher
+from scrapy_rep.robots.fetch import RobotsFetcher
+from scrapy_rep.robots.origin import Origin, origin_of
+from scrapy_rep.robots.policy import FetchResult
+from scrapy_rep.robots.refresh import Current, Refresher
 from scrapy_rep.stores import Store
 
 from .storetools import DEADLINE

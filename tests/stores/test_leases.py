@@ -12,8 +12,8 @@ import asyncio
 
 import redis
 
-from scrapy_rep.policy import FetchResult
-from scrapy_rep.refresh import Current
+from scrapy_rep.robots.policy import FetchResult
+from scrapy_rep.robots.refresh import Current
 from scrapy_rep.stores import Entry, open_store
 
 from .leasetools import ORIGIN, RULES, Crawler, until

@@ -16,7 +16,7 @@ from twisted.internet.task import Clock
 from twisted.internet.utils import getProcessOutputAndValue
 
 from scrapy_rep.stores import Entry
-from tests.middleware.crawl import crawl
+from tests.crawl import crawl
 from tests.servers import Hit, Reply, robots
 
 from .storetools import Backend, RedisServer, entry, run

@@ -1,0 +1,305 @@
+"""Every ``REP_*`` setting read and validated once, at start-up, into one frozen object (SPEC 8.3-8.4).
+
+A bad value raises ``ConfigError`` naming the setting and the value: it never disables obedience silently.
+``ROBOTSTXT_OBEY = False`` is the only way to turn the middleware off (``NotConfigured``). docs/settings.md
+documents each setting.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Protocol, cast
+from urllib.parse import urlsplit
+
+from scrapy import Request
+from scrapy.exceptions import NotConfigured
+from scrapy.settings import BaseSettings
+from scrapy.utils.misc import load_object
+
+from ..matcher import aipref_use
+from .redis_target import InvalidRedisSetting, RedisTarget, is_settings_form, redact, target_from_settings
+from .store_uri import DEFAULT_MAX_ORIGINS, InvalidStoreURI, validate_store_uri
+from .tokens import InvalidToken, Tokens, tokens_from_settings
+
+DAY = 86_400.0
+STORE_SCHEMES = ("memory", "sqlite", "redis", "rediss")
+#: SPEC 4.4 (RFC 9309 2.5): a crawler must parse at least the first 500 KiB of a robots.txt. A smaller
+#: REP_MAX_SIZE needs REP_ALLOW_SMALL_MAX_SIZE = True: truncating a file can only drop rules (allow more).
+RFC_MIN_MAX_SIZE = 500 * 1024
+_USE_NAME = re.compile(r"[a-z0-9][a-z0-9-]*")
+
+#: Every ``REP_*`` setting scrapy-rep reads; any other ``REP_*`` name is reported at start-up (``unknown_settings``).
+SETTINGS = (
+    "REP_USER_AGENT", "REP_CACHE_TTL", "REP_CACHE_MIN_TTL", "REP_CACHE_MAX_TTL", "REP_MAX_SIZE",
+    "REP_ALLOW_SMALL_MAX_SIZE", "REP_MAX_REDIRECTS", "REP_ERROR_RETRY_DELAY", "REP_ERROR_RETRY_MAX_DELAY",
+    "REP_UNAVAILABLE_RETRY_DELAY", "REP_UNAVAILABLE_RETRY_MAX_DELAY", "REP_RETRY_AFTER_MAX", "REP_HOLD_TIMEOUT",
+    "REP_MAX_PARKED", "REP_UNREACHABLE_ALLOW_AFTER", "REP_OBEY_CRAWL_DELAY", "REP_MAX_CRAWL_DELAY",
+    "REP_5XX_NOT_FOUND_HEURISTIC", "REP_STORE", "REP_MEMORY_MAX_ORIGINS", "REP_STORE_POLL_INTERVAL",
+    "REP_STORE_LEASE_TTL", "REP_CLOCK", "REP_ROBOTS_REQUEST", "REP_ENFORCE", "REP_CONTENT_USES",
+)
+
+
+#: REP_ROBOTS_REQUEST's type: gets each robots.txt request (each hop), returns the Request to send.
+RobotsRequestHook = Callable[[Request], Request]
+
+
+class ConfigError(ValueError):
+    """A ``REP_*`` (or related Scrapy) setting has a value the middleware cannot obey."""
+
+    def __init__(self, name: str, value: Any, why: str) -> None:
+        super().__init__(f"{name}={value!r}: {why}")
+        self.setting = name
+
+
+class Clock(Protocol):
+    """What the middleware needs of time: Twisted's ``IReactorTime`` subset (a reactor or ``task.Clock``)."""
+
+    def seconds(self) -> float: ...
+
+    def callLater(self, delay: float, callable: Callable[..., Any], *args: Any, **kw: Any) -> Any: ...
+
+
+@dataclass(frozen=True)
+class Config:
+    """The validated configuration; field names are the settings' names without ``REP_``, lower-cased."""
+
+    #: The product tokens obeyed, in order (SPEC 6.3); ``()`` obeys only the ``*`` groups.
+    user_agents: tuple[str, ...]
+    #: Where ``user_agents`` came from (``Tokens.source``), for the start-up log line.
+    user_agent_source: str = "REP_USER_AGENT"
+    cache_ttl: float = DAY
+    cache_min_ttl: float = 60.0
+    cache_max_ttl: float = 7 * DAY
+    max_size: int = 512_000
+    max_redirects: int = 5
+    error_retry_delay: float = 60.0
+    error_retry_max_delay: float = 3600.0
+    unavailable_retry_delay: float = 15.0
+    unavailable_retry_max_delay: float = 600.0
+    retry_after_max: float = 3600.0
+    hold_timeout: float = 600.0
+    #: REP_MAX_PARKED; None: 10,000, or CONCURRENT_REQUESTS with a fleet's shared queue (parking.py).
+    max_parked: int | None = None
+    unreachable_allow_after: float = 30 * DAY
+    obey_crawl_delay: bool = False
+    max_crawl_delay: float = 60.0
+    not_found_heuristic: bool = False
+    store: str = "memory"
+    #: The server of ``REP_STORE = "redis"`` (the bare word), from scrapy-redis's REDIS_* settings; else None.
+    redis: RedisTarget | None = None
+    memory_max_origins: int = DEFAULT_MAX_ORIGINS
+    store_poll_interval: float = 1.0
+    #: REP_STORE_LEASE_TTL: a fetch lease's lifetime, renewed every third of it while its fetch runs
+    #: (refresh.py), so a crashed holder blocks its origin for at most this long plus one poll interval.
+    store_lease_ttl: float = 15.0
+    clock: Clock | None = None
+    #: REP_ROBOTS_REQUEST: called with each robots.txt request (each hop) before it is sent (robots_request.py).
+    robots_request: RobotsRequestHook | None = None
+    #: REP_ENFORCE: False is a dry run: requests decided, counted and logged, none dropped or held (dry_run.py).
+    enforce: bool = True
+    #: REP_CONTENT_USES: the uses this crawl makes of content (AIPREF vocabulary, e.g. "train-ai"); a request whose
+    #: robots.txt usage preferences refuse one is forbidden (usage.py). Empty: preferences are only reported.
+    content_uses: tuple[str, ...] = ()
+
+    @classmethod
+    def from_settings(cls, settings: BaseSettings) -> Config:
+        """Read and validate; raises ``NotConfigured`` only when ``ROBOTSTXT_OBEY`` is false."""
+        if not settings.getbool("ROBOTSTXT_OBEY"):
+            raise NotConfigured("ROBOTSTXT_OBEY is False")
+        read = _Reader(settings)
+        tokens = _tokens(settings)
+        config = cls(
+            user_agents=tokens.tokens,
+            user_agent_source=tokens.source,
+            cache_ttl=read.seconds("REP_CACHE_TTL", cls.cache_ttl, minimum=0),
+            cache_min_ttl=read.seconds("REP_CACHE_MIN_TTL", cls.cache_min_ttl, minimum=0),
+            cache_max_ttl=read.seconds("REP_CACHE_MAX_TTL", cls.cache_max_ttl, minimum=0),
+            max_size=_max_size(read),
+            # SPEC 2.2: at least 5 hops must be followed.
+            max_redirects=read.integer("REP_MAX_REDIRECTS", cls.max_redirects, minimum=5),
+            error_retry_delay=read.seconds("REP_ERROR_RETRY_DELAY", cls.error_retry_delay, minimum=0.001),
+            error_retry_max_delay=read.seconds("REP_ERROR_RETRY_MAX_DELAY", cls.error_retry_max_delay, minimum=0.001),
+            unavailable_retry_delay=read.seconds(
+                "REP_UNAVAILABLE_RETRY_DELAY", cls.unavailable_retry_delay, minimum=0.001
+            ),
+            unavailable_retry_max_delay=read.seconds(
+                "REP_UNAVAILABLE_RETRY_MAX_DELAY", cls.unavailable_retry_max_delay, minimum=0.001
+            ),
+            retry_after_max=read.seconds("REP_RETRY_AFTER_MAX", cls.retry_after_max, minimum=0.001),
+            hold_timeout=read.seconds("REP_HOLD_TIMEOUT", cls.hold_timeout, minimum=0.001),
+            max_parked=None if settings.get("REP_MAX_PARKED") is None else read.integer("REP_MAX_PARKED", 0, minimum=0),
+            unreachable_allow_after=read.seconds(
+                "REP_UNREACHABLE_ALLOW_AFTER", cls.unreachable_allow_after, minimum=0
+            ),
+            obey_crawl_delay=read.boolean("REP_OBEY_CRAWL_DELAY", cls.obey_crawl_delay),
+            max_crawl_delay=read.seconds("REP_MAX_CRAWL_DELAY", cls.max_crawl_delay, minimum=0),
+            not_found_heuristic=read.boolean("REP_5XX_NOT_FOUND_HEURISTIC", cls.not_found_heuristic),
+            store=(store := _store_uri(settings.get("REP_STORE", cls.store))),
+            redis=_redis_target(settings, store),
+            memory_max_origins=read.integer("REP_MEMORY_MAX_ORIGINS", cls.memory_max_origins, minimum=1),
+            store_poll_interval=read.seconds("REP_STORE_POLL_INTERVAL", cls.store_poll_interval, minimum=0.001),
+            store_lease_ttl=read.seconds("REP_STORE_LEASE_TTL", cls.store_lease_ttl, minimum=0.001),
+            clock=_clock(settings.get("REP_CLOCK")),
+            robots_request=_robots_request(settings.get("REP_ROBOTS_REQUEST")),
+            enforce=read.boolean("REP_ENFORCE", cls.enforce),
+            content_uses=_content_uses(settings.get("REP_CONTENT_USES")),
+        )
+        _check_pairs(config)
+        return config
+
+
+class _Reader:
+    """Typed reads that turn every malformed value into a ``ConfigError`` naming the setting."""
+
+    def __init__(self, settings: BaseSettings) -> None:
+        self.settings = settings
+
+    def seconds(self, name: str, default: float, *, minimum: float) -> float:
+        value = self.settings.get(name, default)
+        try:
+            number = float(value)
+        except (TypeError, ValueError):
+            raise ConfigError(name, value, "expected a number of seconds") from None
+        if isinstance(value, bool) or not number >= minimum or number == float("inf"):
+            raise ConfigError(name, value, f"expected a finite number of seconds >= {minimum:g}")
+        return number
+
+    def integer(self, name: str, default: int, *, minimum: int) -> int:
+        value = self.settings.get(name, default)
+        try:
+            number = int(value)
+        except (TypeError, ValueError):
+            raise ConfigError(name, value, "expected an integer") from None
+        if isinstance(value, bool) or (isinstance(value, float) and value != number) or number < minimum:
+            raise ConfigError(name, value, f"expected an integer >= {minimum}")
+        return number
+
+    def boolean(self, name: str, default: bool) -> bool:
+        value = self.settings.get(name, default)
+        try:
+            return self.settings.getbool(name, default)
+        except ValueError:
+            raise ConfigError(name, value, "expected True or False") from None
+
+
+def _tokens(settings: BaseSettings) -> Tokens:
+    """SPEC 6.3-6.4: the ``Tokens`` obeyed (scrapy_rep.config.tokens); a bad REP_USER_AGENT entry is a ConfigError."""
+    try:
+        return tokens_from_settings(settings)
+    except InvalidToken as exc:
+        raise ConfigError(exc.setting, exc.value, exc.why) from None
+
+
+def _max_size(read: _Reader) -> int:
+    """SPEC 4.4: at least RFC 9309's 500 KiB, unless REP_ALLOW_SMALL_MAX_SIZE acknowledges a smaller cap."""
+    value = read.settings.get("REP_MAX_SIZE", Config.max_size)
+    max_size = read.integer("REP_MAX_SIZE", Config.max_size, minimum=1)
+    if max_size < RFC_MIN_MAX_SIZE and not read.boolean("REP_ALLOW_SMALL_MAX_SIZE", False):
+        raise ConfigError("REP_MAX_SIZE", value, f"below the {RFC_MIN_MAX_SIZE:,} bytes (500 KiB) RFC 9309 requires "
+                          "a crawler to parse: rules past the cap would be ignored, allowing what they forbid; raise "
+                          "it, or set REP_ALLOW_SMALL_MAX_SIZE = True to accept the smaller cap")
+    return max_size
+
+
+def _store_uri(value: Any) -> str:
+    """SPEC 3.2/8.4: a store URI the factory can open (checked without connecting)."""
+    uri = str(value or "").strip()
+    shown = redact(value) if isinstance(value, str) else value  # never a password in a message
+    parts = urlsplit(uri)
+    scheme = parts.scheme or parts.path  # the bare "memory" and "redis" (with a query: "redis?prefix=P")
+    if scheme not in STORE_SCHEMES:
+        raise ConfigError("REP_STORE", shown, f"the store must be one of {', '.join(STORE_SCHEMES)} (a URI)")
+    try:
+        validate_store_uri(uri)
+    except InvalidStoreURI as exc:
+        raise ConfigError("REP_STORE", shown, exc.why) from None
+    return uri
+
+
+def _redis_target(settings: BaseSettings, store: str) -> RedisTarget | None:
+    """SPEC 3.2: ``REP_STORE = "redis"`` reuses scrapy-redis's REDIS_URL / REDIS_HOST / REDIS_PORT / REDIS_DB /
+    REDIS_PARAMS (stores/redis_target.py); a bad one is a ConfigError naming it, without its password."""
+    parts = urlsplit(store)
+    if not is_settings_form(parts.scheme, parts.netloc, parts.path):
+        return None
+    try:
+        return target_from_settings(settings)
+    except InvalidRedisSetting as exc:
+        raise ConfigError(exc.setting, exc.value, exc.why) from None
+
+
+def _content_uses(value: Any) -> tuple[str, ...]:
+    """REP_CONTENT_USES: a list of use names (or one comma-separated string), each a vocabulary token; Cloudflare
+    Content-Signal's names are taken as their AIPREF equivalents (``ai-train`` is ``train-ai``)."""
+    if value is None or value == "":
+        return ()
+    names = value.split(",") if isinstance(value, str) else value
+    if not isinstance(names, (list, tuple)) or not all(isinstance(name, str) for name in names):
+        raise ConfigError("REP_CONTENT_USES", value, "expected a list of use names, e.g. ['train-ai']")
+    uses: list[str] = []
+    for name in (name.strip().lower() for name in names):
+        if not _USE_NAME.fullmatch(name):
+            raise ConfigError("REP_CONTENT_USES", value, f"{name!r} is not a use name (letters, digits and '-', "
+                              "e.g. 'train-ai', 'search')")
+        uses.append(aipref_use(name))
+    return tuple(dict.fromkeys(uses))
+
+
+def unknown_settings(settings: BaseSettings) -> list[tuple[str, str | None]]:
+    """The ``REP_*`` names set in ``settings`` that scrapy-rep does not read (a misspelling is otherwise silently
+    ignored), each with the closest known name or None, in name order."""
+    unknown = sorted(name for name in settings if name.startswith("REP_") and name not in SETTINGS)
+    return [(name, next(iter(difflib.get_close_matches(name, SETTINGS, n=1)), None)) for name in unknown]
+
+
+def _clock(value: Any) -> Clock | None:
+    """An IReactorTime provider, or a zero-argument callable returning one. Scrapy deep-copies settings, which
+    would copy a clock object given directly; a callable (``lambda: clock``) survives the copy as itself."""
+    if value is None:
+        return None
+    clock = value if _is_clock(value) else value() if callable(value) else None
+    if _is_clock(clock):
+        return cast(Clock, clock)
+    raise ConfigError("REP_CLOCK", value, "expected an IReactorTime provider such as twisted.internet.task.Clock "
+                      "(or a callable returning one)")
+
+
+def _robots_request(value: Any) -> RobotsRequestHook | None:
+    """REP_ROBOTS_REQUEST: a callable, or the import path of one, loaded now so a typo fails at start-up."""
+    if value is None or value == "":
+        return None
+    hook = value
+    if isinstance(value, str):
+        try:
+            hook = load_object(value)
+        except (ImportError, AttributeError, NameError, ValueError) as exc:
+            raise ConfigError("REP_ROBOTS_REQUEST", value, f"cannot be loaded ({type(exc).__name__}: {exc}); expected "
+                              "the import path of a callable, 'package.module.function'") from None
+    if not callable(hook):
+        raise ConfigError("REP_ROBOTS_REQUEST", value, f"not callable ({type(hook).__name__}); expected a callable "
+                          "taking the robots.txt Request and returning the Request to send, or its import path")
+    return cast(RobotsRequestHook, hook)
+
+
+def _is_clock(value: Any) -> bool:
+    return callable(getattr(value, "seconds", None)) and callable(getattr(value, "callLater", None))
+
+
+def _check_pairs(config: Config) -> None:
+    """Bounds that only make sense together."""
+    pairs = [
+        ("REP_CACHE_MIN_TTL", config.cache_min_ttl, "REP_CACHE_MAX_TTL", config.cache_max_ttl),
+        ("REP_ERROR_RETRY_DELAY", config.error_retry_delay, "REP_ERROR_RETRY_MAX_DELAY", config.error_retry_max_delay),
+        (
+            "REP_UNAVAILABLE_RETRY_DELAY",
+            config.unavailable_retry_delay,
+            "REP_UNAVAILABLE_RETRY_MAX_DELAY",
+            config.unavailable_retry_max_delay,
+        ),
+    ]
+    for low_name, low, high_name, high in pairs:
+        if low > high:
+            raise ConfigError(low_name, low, f"must not exceed {high_name} ({high:g})")

@@ -1,0 +1,89 @@
+"""REP_ENFORCE = False, the dry run (Heritrix's ``calculateRobotsOnly``): every request is decided, counted and
+logged as when enforcing, but none is forbidden, held or dropped; ``rep/dry_run/would_<...>`` say which would have
+been, and each also counts as ``rep/requests/allowed`` (sent on), so that SPEC 8.2's sum stays an identity.
+
+- A request still waits for its origin's *first* robots.txt fetch in flight (or a refresh): its answer is needed to
+  decide it. Past REP_HOLD_TIMEOUT it goes on (``would_drop``) instead of being dropped.
+- A request of an origin whose robots.txt is failing (5xx, 429, network error: SPEC 2.2's temporary full disallow)
+  goes on at once (``would_hold``) instead of being held; robots.txt is still retried on its schedule.
+- Requests still waiting when the spider closes are dropped as when enforcing (nothing can be sent any more).
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING, Any
+
+from scrapy.exceptions import IgnoreRequest
+
+from ..robots.policy import should_hold
+
+if TYPE_CHECKING:
+    from scrapy import Request
+    from scrapy.statscollectors import StatsCollector
+
+    from ..robots.state import OriginState
+    from ..stores import Entry
+
+#: The documented logger of every middleware line (docs/stats.md), whichever module writes it.
+logger = logging.getLogger("scrapy_rep.middleware")
+
+
+class DryRun:
+    """What the middleware does with a request enforcing would stop: stop it, or (dry run) count it and send it."""
+
+    def __init__(self, stats: StatsCollector, enforce: bool) -> None:
+        self.stats = stats
+        self.enforce = enforce
+        self._not_holding: set[str] = set()  # dry run: failing origins whose requests go on (said once per failure)
+
+    def snapshot_now(self, state: OriginState | None) -> tuple[Entry, Any] | None:
+        """Dry run: the origin's robots.txt is failing (it would hold): its (entry, rules) to decide the request
+        now, without waiting; None when the request waits (enforcing, or no failing entry)."""
+        if self.enforce or state is None or state.entry is None or not should_hold(state.entry):
+            return None
+        return state.entry, state.rules
+
+    def releases_failing(self, state: OriginState, spider: Any) -> bool:
+        """An origin's robots.txt failed (SPEC 2.2): its waiters go on in a dry run (INFO once per run of
+        failures), else they are held."""
+        if self.enforce:
+            return False
+        if state.origin not in self._not_holding:
+            self._not_holding.add(state.origin)
+            logger.info("%s robots.txt %s: dry run (REP_ENFORCE = False): its requests would be held; they go on",
+                        state.origin, state.entry.label if state.entry else "?", extra={"spider": spider})
+        return True
+
+    def recovered(self, state: OriginState) -> None:
+        self._not_holding.discard(state.origin)
+
+    def allowed(self, entry: Entry) -> None:
+        """Count an allowed (sent) request; in a dry run, one of a failing origin is a would-be hold too."""
+        self.stats.inc_value("rep/requests/allowed")
+        if not self.enforce and should_hold(entry):
+            self.stats.inc_value("rep/dry_run/would_hold")
+
+    def forbid(self, request: Request, entry: Entry, where: str, spider: Any) -> None:
+        """The DEBUG line naming the rule, then ``IgnoreRequest``; in a dry run the line says so and it goes on."""
+        if self.enforce:
+            self.stats.inc_value("rep/requests/forbidden")
+            logger.debug("Forbidden by robots.txt: %s (%s of %s)", request.url, where, entry.origin,
+                         extra={"spider": spider})
+            raise IgnoreRequest(f"Forbidden by robots.txt: {where}")
+        self.stats.inc_value("rep/requests/allowed")
+        self.stats.inc_value("rep/dry_run/would_forbid")
+        logger.debug("Forbidden by robots.txt (dry run, sent anyway): %s (%s of %s)", request.url, where,
+                     entry.origin, extra={"spider": spider})
+
+    def sends_after_timeout(self, request: Request, state: OriginState, spider: Any) -> bool:
+        """Dry run: a request whose origin's robots.txt did not answer within REP_HOLD_TIMEOUT goes on, undecided."""
+        if self.enforce:
+            return False
+        self.stats.inc_value("rep/requests/allowed")
+        self.stats.inc_value("rep/dry_run/would_drop")
+        logger.info("Dropped after waiting for %s robots.txt (timeout, state %s) (dry run, sent anyway): %s",
+                    state.origin, state.state.value, request.url, extra={"spider": spider})
+        return True
+
+

@@ -1,0 +1,195 @@
+"""Downloader places for robots.txt fetches: the crawl's limits bound what the plugin sends (DESIGN rule 1; issue 26).
+
+The engine pulls a request from the scheduler only while the downloader's active set holds fewer than
+CONCURRENT_REQUESTS requests (its back-out). A robots.txt download goes through ``engine.download``, past that check,
+and a request waiting for its origin leaves the active set (``parking``); so without this module a store read that
+took 50 ms let the engine pull hundreds of new origins meanwhile, each starting its own fetch, and their downloads
+then went out all at once: 8-20x the crawl's concurrency.
+
+Contract: every fetch of an origin's robots.txt holds one *place* in the active set from its start (the store read,
+the fetch lease) until its download is sent:
+
+- a *placeholder* (a ``Request`` that is never sent) stands in the set while no robots.txt request is in it, so the
+  engine counts the fetch and stops pulling when the crawl is at its limit;
+- ``enter`` hands the place to the robots.txt request just before it is sent (the placeholder leaves, the request
+  enters, in one step of the reactor); after the download nothing is held (storing the outcome sends nothing);
+- a fetch started by a request that parked takes the place the request left (at once);
+- while a request of the origin waits inside the set (it could not park: REP_MAX_PARKED reached), that request's place
+  is *lent* to the fetch: it sends nothing until the fetch ends, so the fetch needs no placeholder (one waiting for a
+  place that its own requests hold would never start);
+- a fetch that finds another crawler fetching the origin (its store lease taken) steps aside while it waits: it sends
+  nothing, and a fleet worker keeps crawling other origins meanwhile;
+- a fetch with no place (a retry started by its timer, a redirect's next hop, a fetch back from another crawler's
+  lease) waits, placeholder in the set, until the requests in the set other than waiting placeholders number fewer
+  than the limit (checked each time a place is given back and every ADMIT_INTERVAL); it counts in the stat
+  ``rep/robots/waited_for_place``.
+
+So at no moment are more requests on the network than CONCURRENT_REQUESTS (0: no limit, as Scrapy reads it),
+whatever the store's latency, and waiting fetches keep the engine from pulling. Where parking is degraded (the
+engine's active set is not as expected, ``_scrapy.Internals``), places are too: fetches start at once.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from scrapy import Request
+from scrapy.utils.defer import maybe_deferred_to_future
+from twisted.internet.defer import Deferred
+from twisted.internet.task import LoopingCall
+
+if TYPE_CHECKING:
+    from .._scrapy import Internals
+
+#: How often (real seconds) fetches waiting for a place look for one, while any waits.
+ADMIT_INTERVAL = 0.05
+#: Meta key of a placeholder (never sent); its value is the origin whose fetch it stands for.
+PLACEHOLDER_META_KEY = "_rep_place_of"
+
+
+@dataclass(eq=False, slots=True)
+class _Place:
+    origin: str
+    robots_url: str
+    placeholder: Request | None = None  # in the active set while the fetch holds a place and sends nothing
+    admitted: Deferred[bool] | None = None  # while the placeholder waits for room
+
+
+class Places:
+    """The places of the robots.txt fetches in flight, by origin (one fetch per origin at a time)."""
+
+    def __init__(self, internals: Internals, lends: Callable[[str], bool]) -> None:
+        self.internals = internals
+        self.limit = internals.crawler.settings.getint("CONCURRENT_REQUESTS")  # 0: no limit, as Scrapy reads it
+        self.lends = lends  # lends(origin): a request of the origin waits inside the active set (it could not park)
+        self._held: dict[str, _Place] = {}
+        self._queue: deque[_Place] = deque()  # placeholders in the active set waiting for room, first come first
+        self._check: LoopingCall | None = None
+        self._closed = False
+
+    @property
+    def waiting(self) -> int:
+        """Fetches waiting for a place."""
+        return len(self._queue)
+
+    async def take(self, origin: str, robots_url: str) -> bool:
+        """Before ``origin``'s fetch starts: a place for it. False once closed (the fetch must not start)."""
+        if self._closed:
+            return False
+        place = self._held[origin] = _Place(origin, robots_url)
+        return await self._placeholder(place)
+
+    async def enter(self, origin: str) -> bool:
+        """Just before a robots.txt request of ``origin``'s fetch is sent: the place passes to it (the caller sends
+        it in the same reactor step). False once closed."""
+        place = self._held.get(origin)
+        if place is None:  # not taken (degraded, or a download outside a fetch): nothing to hand over
+            return not self._closed
+        if place.placeholder is None and not await self._placeholder(place):  # a later hop: a place again
+            return False
+        self._leave(place)  # lent (no placeholder): nothing to hand over
+        return True
+
+    def step_aside(self, origin: str) -> None:
+        """``origin``'s fetch waits for another crawler's (its fetch lease is taken): it sends nothing meanwhile, so
+        its placeholder leaves; ``enter`` takes a place again if it downloads after all."""
+        place = self._held.get(origin)
+        if place is not None and place.admitted is None:
+            self._give_back(place)
+
+    def lent(self, origin: str) -> None:
+        """A request of ``origin`` started waiting inside the active set: a fetch of the origin waiting for room
+        takes that request's place now. (Scrapy 2.13 runs each ``process_request`` coroutine as its own task, so the
+        engine's other pulled requests of the origin reach the middleware after its fetch began waiting.)"""
+        place = self._held.get(origin)
+        if place is not None and place.admitted is not None:
+            self._queue.remove(place)
+            self._fire(place, True)
+            self._leave(place)  # the lending request's place is the fetch's: no placeholder
+
+    def sent(self) -> None:
+        """A robots.txt download ended: its request left the active set, so a waiting fetch may have room."""
+        self._admit()
+
+    def release(self, origin: str) -> None:
+        """``origin``'s fetch ended (or never sent anything: a store hit): its placeholder, if any, leaves."""
+        place = self._held.pop(origin, None)
+        if place is not None:
+            self._give_back(place)
+
+    def close(self) -> None:
+        """The crawl is closing: every placeholder leaves, waiting fetches do not start."""
+        self._closed = True
+        for place in list(self._held.values()):
+            self._leave(place)
+        self._held.clear()
+        self._stop_checking()
+
+    # -- the active set ------------------------------------------------------------------------------------------
+
+    async def _placeholder(self, place: _Place) -> bool:
+        active = self.internals.active_requests()
+        if active is None or self.lends(place.origin):
+            return not self._closed  # degraded: no places, as before; or lent: a waiting request's place
+        room = self._in_use(active) < self.limit or self.limit <= 0
+        place.placeholder = Request(place.robots_url, dont_filter=True, meta={PLACEHOLDER_META_KEY: place.origin})
+        active.add(place.placeholder)
+        if room:
+            return True
+        place.admitted = Deferred()
+        self._queue.append(place)
+        self.internals.stats.inc_value("rep/robots/waited_for_place")
+        if self._check is None:
+            self._check = LoopingCall(self._admit)
+            self._check.start(ADMIT_INTERVAL, now=False)
+        admitted: bool = await maybe_deferred_to_future(place.admitted)
+        return admitted and not self._closed
+
+    def _in_use(self, active: set[Request]) -> int:
+        """The places taken: the active set less the placeholders still waiting for room."""
+        return len(active) - len(self._queue)
+
+    def _give_back(self, place: _Place) -> None:
+        """``place``'s placeholder leaves the set: the engine, or a waiting fetch, may take the place."""
+        if place.placeholder is not None:
+            self._leave(place)
+            self.internals.schedule_engine()
+            self._admit()
+
+    def _admit(self) -> None:
+        """Start the waiting fetches that have room, first come first served."""
+        if not self._queue:
+            return
+        active = self.internals.active_requests()
+        admitted: list[_Place] = []
+        while self._queue and (active is None or self.limit <= 0 or self._in_use(active) < self.limit):
+            admitted.append(self._queue.popleft())
+        if not self._queue:
+            self._stop_checking()
+        for place in admitted:
+            self._fire(place, True)
+
+    def _leave(self, place: _Place) -> None:
+        if place.admitted is not None:  # closing while it waits
+            self._queue.remove(place)
+            self._fire(place, False)
+        if place.placeholder is not None:
+            active = self.internals.active_requests()
+            if active is not None:
+                active.discard(place.placeholder)
+            place.placeholder = None
+
+    @staticmethod
+    def _fire(place: _Place, admitted: bool) -> None:
+        waiter, place.admitted = place.admitted, None
+        if waiter is not None and not waiter.called:
+            waiter.callback(admitted)
+
+    def _stop_checking(self) -> None:
+        if self._check is not None:
+            check, self._check = self._check, None
+            if check.running:
+                check.stop()

@@ -1,0 +1,201 @@
+"""Where a current entry for an origin comes from: the shared store, another crawler's fetch, or a download of our
+own under the store's fetch lease (SPEC 2.1, 3.2).
+
+Fetch leases: a crawler downloads an origin's robots.txt only while it holds the origin's lease, so crawlers
+sharing a store download it once between them (SPEC 2.1 across crawlers). A lease lives ``REP_STORE_LEASE_TTL``
+seconds and is renewed every third of that while its fetch runs; it is released when the fetch ends and, for every
+lease still held, at ``close``. A crawler that finds the lease taken polls every ``REP_STORE_POLL_INTERVAL``: each
+poll reads the store for a fresh entry and tries to take the lease, so a holder that died (no release, no
+renewal) blocks the origin for at most the TTL plus one poll interval, while a live holder keeps the others
+waiting as long as its fetch runs. The only fetch without a lease is when the store fails.
+
+A ``StoreError`` is logged and counted and never means "allow all": the in-process state carries on. Any other
+exception propagates to the middleware, which treats it as an internal error (a network-error outcome, SPEC 2.2).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, NamedTuple, cast
+from uuid import uuid4
+
+from scrapy.utils.defer import deferred_from_coro, maybe_deferred_to_future
+from twisted.internet.defer import Deferred
+from twisted.internet.interfaces import IReactorTime
+from twisted.internet.task import LoopingCall, deferLater
+from twisted.python.failure import Failure
+
+from ..config import Clock, Config
+from ..stores import Entry, Outcome, Store, StoreError
+from .fetch import Fetcher
+from .origin import Origin
+from .policy import FetchResult, next_entry
+
+if TYPE_CHECKING:
+    from scrapy.statscollectors import StatsCollector
+
+#: The documented logger of every middleware line (docs/stats.md).
+logger = logging.getLogger("scrapy_rep.middleware")
+
+
+class Current(NamedTuple):
+    """A current entry and, when this process downloaded robots.txt for it, how that download ended (what the log
+    says about redirects; an entry read from the store has no such detail: ``Entry`` stores no URL)."""
+
+    entry: Entry
+    fetched: FetchResult | None = None
+
+
+class Refresher:
+    def __init__(self, store: Store, fetcher: Fetcher, config: Config, clock: Clock,
+                 stats: StatsCollector, on_lease_wait: Callable[[str], None] = lambda origin: None) -> None:
+        self.store = store
+        self.on_lease_wait = on_lease_wait  # called with the origin when another crawler holds its fetch lease
+        self.fetcher = fetcher
+        self.config = config
+        self.clock = clock
+        self.stats = stats
+        self.holder = uuid4().hex  # this crawler's identity for store leases
+        self._renewals: dict[str, LoopingCall] = {}  # the leases this crawler holds, each with its renewal
+        self._closed = False  # close() began: no more waiting, renewing or taking leases
+        self._store_closed = False  # close() closed the store: no more store calls
+
+    async def current_entry(self, origin: Origin, previous: Entry | None) -> Current:
+        """A fresh stored entry, else the entry after fetching under the lease. ``previous`` is the entry in
+        effect in this process (it and the stored one count for stale-on-error, SPEC 2.4)."""
+        stored = await self.get(origin.key)
+        if stored is not None and stored.is_fresh(self.clock.seconds()):
+            self.stats.inc_value("rep/cache/store_hits")
+            return Current(stored)
+        # The stored copy may be the only one (e.g. after a restart): it counts for stale-on-error (SPEC 2.4).
+        return await self._fetch_under_lease(origin, _latest(previous, stored))
+
+    async def _fetch_under_lease(self, origin: Origin, previous: Entry | None) -> Current:
+        key = origin.key
+        leased = await self._take_lease(key)
+        if leased is False:
+            self.on_lease_wait(key)
+        while leased is False:  # another crawler is fetching: wait for its entry, or for its lease to lapse
+            await maybe_deferred_to_future(
+                deferLater(cast(IReactorTime, self.clock), self.config.store_poll_interval, lambda: None)
+            )
+            if self._closed:
+                return Current(_unknown(key, previous, self.clock.seconds()))
+            stored = await self._fresh(key)
+            if stored is not None:
+                return Current(stored)
+            leased = await self._take_lease(key)
+        try:
+            if leased:
+                # Another crawler may have fetched, stored and released between our read and our lease.
+                stored = await self._fresh(key)
+                if stored is not None:
+                    return Current(stored)
+            # leased is None: the store failed; fetch without a lease rather than not at all (SPEC 3.2).
+            result = await self.fetcher.fetch(origin)
+            if self._closed and result.status is None:  # cut short by our own close: no outcome of the site's
+                return Current(_unknown(key, previous, self.clock.seconds()))
+            self._count_download(result)
+            entry = next_entry(key, previous, result, self.clock.seconds(), self.config)
+            await self.call("put", entry)
+        finally:
+            if leased:
+                await self._release(key)
+        return Current(entry, result)
+
+    async def _fresh(self, origin: str) -> Entry | None:
+        """The stored entry if it is fresh (counted as a store hit), else None."""
+        stored = await self.get(origin)
+        if stored is None or not stored.is_fresh(self.clock.seconds()):
+            return None
+        self.stats.inc_value("rep/cache/store_hits")
+        return stored
+
+    async def _take_lease(self, origin: str) -> bool | None:
+        """Try to take ``origin``'s fetch lease: True (taken, and renewed every third of its TTL until released),
+        False (another crawler holds it, or we are closing), None (the store failed)."""
+        if self._closed:
+            return False
+        leased = await self.call("acquire_lease", origin, self.holder, self.config.store_lease_ttl)
+        if leased is not True:
+            return cast("bool | None", leased)
+        if self._closed:  # close() ran meanwhile and released what it knew of: give this one back too
+            await self.call("release_lease", origin, self.holder)
+            return False
+        renewal = LoopingCall(self._renew, origin)
+        renewal.clock = cast(IReactorTime, self.clock)
+        self._renewals[origin] = renewal
+        renewal.start(self.config.store_lease_ttl / 3, now=False).addErrback(self._renewal_failed, origin)
+        return True
+
+    @property
+    def closed(self) -> bool:
+        """``close`` began: no fetch starts, and the outcome of one cut short is not stored."""
+        return self._closed
+
+    def _renew(self, origin: str) -> Deferred[Any]:
+        """Extend the lease by a full TTL; a store error is counted and the next renewal tries again. A refused
+        renewal (our lease lapsed and another crawler took it) leaves our fetch running: both store the outcome."""
+        return deferred_from_coro(self.call("acquire_lease", origin, self.holder, self.config.store_lease_ttl))
+
+    def _renewal_failed(self, failure: Failure, origin: str) -> None:
+        """An unexpected error stopped the renewals (the lease lapses at its TTL): say so, never raise."""
+        logger.error("robots.txt store lease renewal for %s stopped: %s", origin, failure.getErrorMessage())
+
+    async def _release(self, origin: str) -> None:
+        """Stop renewing ``origin``'s lease and release it, unless ``close`` already did."""
+        renewal = self._renewals.pop(origin, None)
+        if renewal is None:
+            return
+        if renewal.running:
+            renewal.stop()
+        await self.call("release_lease", origin, self.holder)
+
+    async def close(self) -> None:
+        """Stop waiting and renewing, release every lease this crawler holds (other crawlers take the origins at
+        their next poll, not at the TTL), then close the store. No store call is made afterwards."""
+        self._closed = True
+        for origin in list(self._renewals):
+            await self._release(origin)
+        await self.call("close")
+        self._store_closed = True
+
+    async def get(self, origin: str) -> Entry | None:
+        entry = await self.call("get", origin)
+        return entry if isinstance(entry, Entry) else None
+
+    async def call(self, operation: str, *args: Any) -> Any:
+        """A store call; a StoreError is logged and counted and yields None (SPEC 3.2). After ``close``: None."""
+        if self._store_closed:
+            return None
+        try:
+            return await getattr(self.store, operation)(*args)
+        except StoreError as exc:
+            self.stats.inc_value("rep/store/errors")
+            self.stats.inc_value(f"rep/store/errors/{operation}")
+            logger.warning("robots.txt store %s failed for %s: %s", operation, args[0] if args else "", exc)
+            return None
+
+    def _count_download(self, result: FetchResult) -> None:
+        self.stats.inc_value("rep/robots/downloads")
+        if result.status is not None:
+            self.stats.inc_value(f"rep/robots/status/{result.status}")
+        else:
+            self.stats.inc_value(f"rep/robots/exception/{result.error}")
+        if len(result.body) >= self.config.max_size:
+            self.stats.inc_value("rep/robots/truncated")
+
+
+def _unknown(origin: str, previous: Entry | None, now: float) -> Entry:
+    """What a wait cut short by ``close`` returns: the entry in effect, else a full disallow that has expired.
+    The middleware has stopped by then and does not use it; it is never "allow all" (SPEC 3.2)."""
+    if previous is not None:
+        return previous
+    return Entry(origin=origin, outcome=Outcome.DISALLOW_ALL, fetched_at=now, expires_at=now, error="closing")
+
+
+def _latest(*entries: Entry | None) -> Entry | None:
+    """The most recently written of the entries (the in-process one and the stored one)."""
+    present = [entry for entry in entries if entry is not None]
+    return max(present, key=lambda entry: entry.expires_at) if present else None

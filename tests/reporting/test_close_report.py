@@ -1,0 +1,145 @@
+""""My spider yields nothing and I can't see why": at spider close, WARNING when robots.txt forbade every request of
+an origin or every start request, and the INFO summary of forbidden requests per origin with their top rules
+(scrapy_rep/close_report.py); an HTML page served as robots.txt (a soft 404) is said once per origin
+(scrapy_rep/soft404.py). Real crawls against the local servers, logs captured from ``scrapy_rep.middleware``."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator
+from typing import Any
+
+import pytest
+import pytest_twisted
+from scrapy import Request
+
+from scrapy_rep.reporting import close_report
+from scrapy_rep.cli.lint import lint
+from tests.crawl import ListSpider, crawl
+from tests.reporting.test_waiting_log import messages
+from tests.servers import Reply, robots
+
+LOGGER = "scrapy_rep.middleware"
+
+
+def close_lines(caplog: pytest.LogCaptureFixture) -> list[str]:
+    return [m for m in messages(caplog) if m.startswith("robots.txt forbade")]
+
+
+@pytest_twisted.ensureDeferred
+async def test_an_origin_whose_every_request_is_forbidden_is_named_at_warning(
+    sites: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.INFO, logger=LOGGER)
+    site = sites()
+    site.route("/robots.txt", robots("User-agent: *\nDisallow: /\n"))
+    origin = site.origin()
+    result = await crawl([site.url(f"/p{i}") for i in range(3)])
+    warnings = messages(caplog, logging.WARNING)
+    assert warnings[0] == (f"scrapy-rep: every request of {origin} (3) was forbidden by its robots.txt (200): "
+                           "line 2 (Disallow: /)")
+    assert close_lines(caplog) == [f"robots.txt forbade 3 requests of 1 origin at close: {origin} 3 (line 2 "
+                                   "(Disallow: /))"]
+    assert result.stat("rep/report/origins_all_blocked") == 1
+    assert not [m for m in warnings if "looks like an HTML page" in m]
+    result.assert_accounted()
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_mixed_origin_gets_no_warning_but_its_top_rules_in_the_summary(
+    sites: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.INFO, logger=LOGGER)
+    site = sites()
+    site.route("/robots.txt", robots("User-agent: *\nDisallow: /x\nDisallow: /y\nDisallow: /z\nDisallow: /w\n"))
+    origin = site.origin()
+    paths = ["/ok", "/x1", "/x2", "/x3", "/y1", "/y2", "/z1", "/w1"]
+    result = await crawl([site.url(p) for p in paths])
+    assert messages(caplog, logging.WARNING) == []
+    assert close_lines(caplog) == [
+        f"robots.txt forbade 7 requests of 1 origin at close: {origin} 7 (3 by line 2 (Disallow: /x), 2 by line 3 "
+        "(Disallow: /y), 1 by line 4 (Disallow: /z) and 1 more rule)"
+    ]
+    assert result.downloaded == [site.url("/ok")]
+    assert result.stat("rep/report/origins_all_blocked") == 0
+    result.assert_accounted()
+
+
+@pytest_twisted.ensureDeferred
+async def test_the_summary_is_bounded(
+    sites: Any, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Past SUMMARY_ORIGINS the summary counts origins; past MAX_TRACKED_ORIGINS an origin is summed, not tracked."""
+    monkeypatch.setattr(close_report, "SUMMARY_ORIGINS", 1)
+    monkeypatch.setattr(close_report, "MAX_TRACKED_ORIGINS", 2)
+    caplog.set_level(logging.INFO, logger=LOGGER)
+    a, b, c = sites(), sites(), sites()
+    for site in (a, b, c):
+        site.route("/robots.txt", robots("User-agent: *\nDisallow: /no\n"))
+    # a's requests come first (priorities), so a and b are tracked and c is not.
+    urls = [a.url("/no1"), a.url("/no2"), a.url("/ok"), b.url("/no"), b.url("/ok"), c.url("/no"), c.url("/ok")]
+    result = await crawl(urls, spider_kwargs={"priorities": [9, 9, 9, 5, 5, 0, 0]}, CONCURRENT_REQUESTS=1)
+    assert close_lines(caplog) == [
+        f"robots.txt forbade 4 requests of 2 origins at close: {a.origin()} 2 (line 2 (Disallow: /no)), and 1 more "
+        "origin; 1 of origins past the first 2 not detailed (bounded memory)"
+    ]
+    assert result.stat("rep/report/untracked_forbidden") == 1
+    result.assert_accounted()
+
+
+class DepthSpider(ListSpider):
+    """Start requests with ``meta["depth"]`` from ``depths`` (0: a start request; 1: as if followed from a page)."""
+
+    def __init__(self, urls: list[str], depths: list[int], **kwargs: Any) -> None:
+        super().__init__(urls, **kwargs)
+        self.depths = depths
+
+    async def start(self) -> AsyncIterator[Any]:
+        for url, depth in zip(self.urls, self.depths, strict=True):
+            yield Request(url, dont_filter=True, errback=self.failure, meta={"depth": depth})
+
+
+@pytest_twisted.ensureDeferred
+async def test_every_start_request_forbidden_across_origins_is_named_at_warning(
+    sites: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    """a forbids everything; b forbids its start page but allows a deeper one: one origin warning (a), and the
+    start-request warning naming both origins' rules."""
+    caplog.set_level(logging.INFO, logger=LOGGER)
+    a, b = sites(), sites()
+    a.route("/robots.txt", robots("User-agent: *\nDisallow: /\n"))
+    b.route("/robots.txt", robots("# b\nUser-agent: *\nDisallow: /start\n"))
+    result = await crawl([a.url("/start"), b.url("/start"), b.url("/page")], spider=DepthSpider,
+                         spider_kwargs={"depths": [0, 0, 1]})
+    assert result.downloaded == [b.url("/page")]
+    details = sorted([f"{a.origin()} 1 forbidden (200: line 2 (Disallow: /))",
+                      f"{b.origin()} 1 forbidden (200: line 3 (Disallow: /start))"])
+    assert messages(caplog, logging.WARNING) == [
+        f"scrapy-rep: every request of {a.origin()} (1) was forbidden by its robots.txt (200): line 2 (Disallow: /)",
+        f"scrapy-rep: every start request (2) was forbidden or dropped by robots.txt: {', '.join(details)}",
+    ]
+    assert result.stat("rep/report/start_requests_all_blocked") == 1
+    result.assert_accounted()
+
+
+HTML = b"<!DOCTYPE html>\n<html>\n<head><title>Welcome</title></head>\n<body>\n<p>Hello</p>\n</body>\n</html>\n"
+
+
+@pytest_twisted.ensureDeferred
+async def test_an_html_robots_txt_is_said_once_per_origin_and_counted(
+    sites: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.INFO, logger=LOGGER)
+    site = sites()
+    site.route("/robots.txt", Reply(body=HTML, headers={"Content-Type": "text/html; charset=utf-8"}))
+    origin = site.origin()
+    result = await crawl([site.url("/a"), site.url("/b")])
+    (finding,) = [f for f in lint(HTML, content_type="text/html") if f.kind == "html-page"]
+    assert "7 lines ignored" in finding.message  # the count lint gives, which the crawl repeats
+    assert messages(caplog, logging.WARNING) == [
+        f"{origin} robots.txt 200 looks like an HTML page (a soft 404?): 7 lines ignored; obeying what it says as "
+        "robots.txt"
+    ]
+    assert result.stat("rep/robots/html_body") == 1
+    assert sorted(result.downloaded) == [site.url("/a"), site.url("/b")]  # obeyed as robots.txt: nothing forbidden
+    result.assert_accounted()
