@@ -50,7 +50,7 @@ def test_sections_in_the_issues_order() -> None:
         "Stores and scaling to many machines", "Running a fleet (scrapy-redis)", "Beside other Scrapy components",
         "Usage preferences (Content-Usage and Content-Signal)", "The CLI",
         "How decisions are logged", "Performance",
-        "Reliability: hostile servers and files", "Compatibility", "FAQ", "Licence",
+        "Reliability: hostile servers and files", "Compatibility", "FAQ", "Inside the package", "Licence",
     ]
     headings = re.findall(r"^## (.+)$", README, re.M)
     assert headings == order
@@ -91,7 +91,7 @@ def test_every_scrapy_rep_command_line_parses() -> None:
 
 
 def test_the_settings_reference_names_exactly_the_settings_the_code_reads() -> None:
-    read = set(re.findall(r'"(REP_[A-Z0-9_]+)"', (REPO / "scrapy_rep" / "config.py").read_text()))
+    read = set(re.findall(r'"(REP_[A-Z0-9_]+)"', (REPO / "scrapy_rep" / "config" / "settings.py").read_text()))
     documented = set(re.findall(r"^\| `(REP_[A-Z0-9_]+)` \|", README, re.M))
     assert documented == read
 

@@ -261,7 +261,7 @@ def _hook(request: Any) -> Any:
 
 
 @pytest.mark.parametrize(("value", "loaded"), [(None, None), ("", None), (_hook, _hook),
-                                               ("tests.test_config._hook", _hook)])
+                                               ("tests.config.test_settings._hook", _hook)])
 def test_robots_request_is_a_callable_or_its_import_path(value: Any, loaded: Any) -> None:
     assert config(REP_ROBOTS_REQUEST=value).robots_request is loaded
 
@@ -296,16 +296,16 @@ def test_middleware_messages_show_the_setting_as_set(middlewares: dict[str, Any]
 
 def test_every_config_error_raise_site_is_covered() -> None:
     """A new ``raise ConfigError`` (or store-URI error) must come with a row above: count the sites."""
-    package = Path(__file__).resolve().parents[1] / "scrapy_rep"
+    package = Path(__file__).resolve().parents[2] / "scrapy_rep"
     sources = {path.name: path.read_text(encoding="utf-8") for path in (
-        package / "config.py", package / "body.py", package / "tokens.py", package / "stores" / "__init__.py",
-        package / "stores" / "redis_target.py")}
+        package / "config" / "settings.py", package / "robots" / "body.py", package / "config" / "tokens.py",
+        package / "config" / "store_uri.py", package / "config" / "redis_target.py")}
     sites = sum(len(re.findall(r"raise (ConfigError|InvalidToken|InvalidStoreURI|InvalidRedisSetting|_invalid)\(",
                                text)) for text in sources.values())
-    # config.py 14 (the InvalidToken, InvalidStoreURI and InvalidRedisSetting re-raises included), body.py 3,
-    # tokens.py 1, stores/__init__.py 9 (the bare 'redis' without its server: tests/stores/test_open_store.py),
-    # stores/redis_target.py 5. The start-up checks (TWISTED_REACTOR, PING) are tests/stores/test_startup.py's and
-    # test_redis_store.py's.
+    # config/settings.py 14 (the InvalidToken, InvalidStoreURI and InvalidRedisSetting re-raises included),
+    # robots/body.py 3, config/tokens.py 1, config/store_uri.py 9 (the bare 'redis' without its server:
+    # tests/stores/test_open_store.py), config/redis_target.py 5. The start-up checks (TWISTED_REACTOR, PING) are
+    # tests/stores/test_startup.py's and test_redis_store.py's.
     assert sites == 34
 
 
@@ -325,8 +325,9 @@ def test_unknown_settings_with_the_closest_known_name(names: list[str], expected
 
 def test_settings_lists_every_rep_name_the_package_reads() -> None:
     """``SETTINGS`` (what is not reported as unknown) holds every REP_ setting read anywhere in scrapy_rep."""
-    package = Path(__file__).resolve().parents[1] / "scrapy_rep"
+    package = Path(__file__).resolve().parents[2] / "scrapy_rep"
     read = {name for path in package.rglob("*.py")
             for name in re.findall(r"settings\.get\w*\(\s*\"(REP_\w+)\"", path.read_text(encoding="utf-8"))}
-    read |= set(re.findall(r"read\.\w+\(\s*\"(REP_\w+)\"", (package / "config.py").read_text(encoding="utf-8")))
+    settings = (package / "config" / "settings.py").read_text(encoding="utf-8")
+    read |= set(re.findall(r"read\.\w+\(\s*\"(REP_\w+)\"", settings))
     assert read and read <= set(SETTINGS)

@@ -1,4 +1,4 @@
-"""Where a waiting request goes (scrapy_rep/parking.py; ../shared/DESIGN.md "Where a waiting request lives").
+"""Where a waiting request goes (scrapy_rep/requests/parking.py; ../shared/DESIGN.md "Where a waiting request lives").
 
 A request parked while its origin's robots.txt is pending goes back through the scheduler once decided, so the crawl's
 own limits pace the released requests: measured at the servers (peak simultaneous page requests), beside the same

@@ -1,6 +1,6 @@
 """Properties of the policy's header parsers and schedules on arbitrary values (SPEC 2.2-2.6, 3.1; issue 6).
 
-Header values reach the policy as the middleware decodes them: bytes as Latin-1 (scrapy_rep/fetch.py), so every
+Header values reach the policy as the middleware decodes them: bytes as Latin-1 (scrapy_rep/robots/fetch.py), so every
 character U+0000..U+00FF can arrive.
 """
 

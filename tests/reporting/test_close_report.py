@@ -1,6 +1,6 @@
 """"My spider yields nothing and I can't see why": at spider close, WARNING when robots.txt forbade every request of
 an origin or every start request, and the INFO summary of forbidden requests per origin with their top rules
-(scrapy_rep/close_report.py); an HTML page served as robots.txt (a soft 404) is said once per origin
+(scrapy_rep/reporting/close_report.py); an HTML page served as robots.txt (a soft 404) is said once per origin
 (scrapy_rep/soft404.py). Real crawls against the local servers, logs captured from ``scrapy_rep.middleware``."""
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ import pytest
 import pytest_twisted
 from scrapy import Request
 
-from scrapy_rep.reporting import close_report
 from scrapy_rep.cli.lint import lint
+from scrapy_rep.reporting import close_report
 from tests.crawl import ListSpider, crawl
 from tests.reporting.test_waiting_log import messages
 from tests.servers import Reply, robots

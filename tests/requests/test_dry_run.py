@@ -1,5 +1,5 @@
 """REP_ENFORCE = False, the dry run: every request is decided, counted and logged as when enforcing, but none is
-forbidden, held or dropped; ``rep/dry_run/would_*`` say which would have been (scrapy_rep/dry_run.py).
+forbidden, held or dropped; ``rep/dry_run/would_*`` say which would have been (scrapy_rep/requests/dry_run.py).
 
 Real crawls against the local servers; time is a ``Clock`` passed as REP_CLOCK, advanced by phases.
 """

@@ -1,5 +1,5 @@
-"""Usage preferences in real crawls (scrapy_rep/usage.py): every allowed request carries ``meta["rep_usage"]``; a
-``train-ai=n`` path is dropped only when the crawl declares that use (``REP_CONTENT_USES``)."""
+"""Usage preferences in real crawls (scrapy_rep/requests/usage.py): every allowed request carries
+``meta["rep_usage"]``; a ``train-ai=n`` path is dropped only when the crawl declares that use (``REP_CONTENT_USES``)."""
 
 from __future__ import annotations
 
