@@ -29,7 +29,7 @@ from scrapy_rep.stores import Outcome, StoredEntry, StoreError, redact
 
 from ._cache_store import Browsable, open_browsable, project_store
 from ._common import DEFAULT_TOKEN, EXIT_FINDINGS, EXIT_OK, UsageError
-from ._crawlers import Crawler, crawler_of
+from ._crawlers import crawlers_of
 from ._fetch import Robots, size_detail
 from .check import check
 
@@ -57,7 +57,8 @@ def add_parser(commands: argparse._SubParsersAction[Any]) -> None:
     show.add_argument("origin", metavar="ORIGIN", help="the origin (or any URL on it)")
     show.add_argument("urls", metavar="URL", nargs="*", help="URL or path to decide with the stored robots.txt")
     show.add_argument("--user-agent", "-u", action="append", default=[], metavar="TOKEN",
-                      help=f"crawler token, as for check (repeatable); default {DEFAULT_TOKEN}")
+                      help="crawler token, as for check (repeatable); default: the token the project's crawl "
+                           f"obeys, outside a project {DEFAULT_TOKEN}")
     show.set_defaults(run=run_show)
     purge = actions.add_parser("purge", parents=[store], help="delete origins' entries (fetched again when needed)")
     purge.add_argument("origins", metavar="ORIGIN", nargs="*", help="the origins (or URLs on them) to delete")
@@ -194,7 +195,7 @@ def _print_entry(stored: StoredEntry, now: float) -> None:
 
 def run_show(args: argparse.Namespace) -> int:
     origin = _origin(args.origin)
-    crawlers = [crawler_of(value) for value in args.user_agent] or [Crawler((DEFAULT_TOKEN,))]
+    crawlers = crawlers_of(args.user_agent)
 
     async def work(store: Browsable) -> int:
         stored = await store.inspect(origin)
@@ -207,6 +208,9 @@ def run_show(args: argparse.Namespace) -> int:
         robots = _robots_of(stored)
         results = check(robots, args.urls, crawlers)  # before any output: a URL off the origin is a usage error
         _print_entry(stored, time.time())
+        for crawler in crawlers:
+            if crawler.note:
+                print(crawler.note)
         for result in results:
             print(result.as_text())
         return EXIT_OK if all(result.allowed for result in results) else EXIT_FINDINGS

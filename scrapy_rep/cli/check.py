@@ -13,7 +13,7 @@ from scrapy_rep.robots.origin import origin_of
 from scrapy_rep.stores import Outcome
 
 from ._common import DEFAULT_TOKEN, EXIT_FINDINGS, EXIT_OK, EXIT_UNAVAILABLE, MAX_BYTES, UsageError
-from ._crawlers import Crawler, crawler_of
+from ._crawlers import Crawler, crawlers_of
 from ._fetch import Robots, load, looks_like_html
 
 _HTML_WARNING = "; this looks like an HTML page, not a robots.txt: its lines are ignored (scrapy-rep lint says which)"
@@ -28,7 +28,8 @@ def add_parser(commands: argparse._SubParsersAction[Any]) -> None:
     cmd.add_argument(
         "--user-agent", "-u", action="append", default=[], metavar="TOKEN",
         help="crawler token (repeatable; 'a,b' = ordered tokens of one crawler, SPEC 6.3; a full User-Agent is "
-             f"obeyed as its product token); default {DEFAULT_TOKEN}",
+             "obeyed as its product token); default: the token the Scrapy project here obeys (REP_USER_AGENT, "
+             f"else USER_AGENT's), outside a project {DEFAULT_TOKEN}",
     )
     cmd.add_argument("--json", action="store_true", help="machine-readable output")
     cmd.set_defaults(run=run_check)
@@ -112,7 +113,7 @@ def notes(robots: Robots, crawlers: Sequence[Crawler]) -> list[str]:
 
 def run_check(args: argparse.Namespace) -> int:
     robots = load(args.robots)
-    crawlers = [crawler_of(value) for value in args.user_agent] or [Crawler((DEFAULT_TOKEN,))]
+    crawlers = crawlers_of(args.user_agent)
     results = check(robots, args.urls, crawlers)
     code = _exit_code(robots, results)
     if args.json:

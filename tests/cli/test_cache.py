@@ -263,3 +263,45 @@ def test_a_projects_bare_redis_store_is_scrapy_rediss_server(tmp_path: Path, red
     done = run_cli("cache", "list", "--json", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert [json.loads(line)["origin"] for line in done.stdout.splitlines()] == [RULES.origin]
+
+
+NEWBIE = entry("https://newbie.example", fetched_at=1000.0, ttl=FUTURE,
+               body=b"User-agent: *\nDisallow: /admin/\n\nUser-agent: newbiebot\nDisallow: /private/\n")
+
+
+def project(tmp_path: Path, settings: str) -> Path:
+    """A Scrapy project in ``tmp_path`` (scrapy.cfg + a settings module) using a SQLite store there."""
+    (tmp_path / "scrapy.cfg").write_text("[settings]\ndefault = proj.settings\n")
+    (tmp_path / "proj").mkdir()
+    (tmp_path / "proj" / "__init__.py").write_text("")
+    (tmp_path / "proj" / "settings.py").write_text('REP_STORE = "sqlite:///./rep.db"\n' + settings)
+    put(f"sqlite://{tmp_path}/rep.db", NEWBIE)
+    return tmp_path
+
+
+@pytest.mark.parametrize(("settings", "token", "why"), [
+    ('USER_AGENT = "Mozilla/5.0 (compatible; newbiebot/1.0; +https://example.com/bot)"\n', "newbiebot",
+     "the product token of USER_AGENT"),
+    ('REP_USER_AGENT = ["newbiebot", "Scrapy"]\n', "newbiebot,Scrapy", "set by REP_USER_AGENT"),
+])
+def test_show_decides_as_the_projects_crawl(tmp_path: Path, settings: str, token: str, why: str) -> None:
+    """Inside a project, ``cache show`` obeys the token the crawl obeys (issue 25: it decided as ``Scrapy`` and
+    called a page the crawl forbade allowed) and says which and why; ``-u`` overrides."""
+    where = project(tmp_path, settings)
+    done = run_cli("cache", "show", NEWBIE.origin, "/private/secret.html", "/admin/", cwd=where)
+    assert done.returncode == 1, done.stderr
+    lines = done.stdout.splitlines()
+    assert f"DISALLOWED  /private/secret.html  [{token}]  disallow: /private/ (line 5)" in lines
+    assert f"ALLOWED     /admin/  [{token}]  no rule matches" in lines  # the * group is not this crawler's
+    note = next(line for line in lines if line.startswith("the Scrapy project here: "))
+    assert f"obeying robots.txt as {token.split(',')}" in note and why in note
+    other = run_cli("cache", "show", NEWBIE.origin, "/private/secret.html", "-u", "Scrapy", cwd=where)
+    assert "ALLOWED     /private/secret.html  [Scrapy]  no rule matches" in other.stdout.splitlines()
+    assert "the Scrapy project here" not in other.stdout
+
+
+def test_show_names_a_projects_bad_token(tmp_path: Path) -> None:
+    where = project(tmp_path, 'REP_USER_AGENT = "news bot"\n')
+    done = run_cli("cache", "show", NEWBIE.origin, "/x", cwd=where)
+    assert done.returncode == 2
+    assert "the Scrapy project here has REP_USER_AGENT='news bot'" in done.stderr and "-u TOKEN" in done.stderr

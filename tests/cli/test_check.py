@@ -75,6 +75,27 @@ def test_default_token_is_scrapys(tmp_path: Path) -> None:
     assert done.returncode == 1
 
 
+def test_inside_a_project_the_default_is_the_crawls_token(tmp_path: Path) -> None:
+    """Inside a Scrapy project, ``check`` decides as the project's crawl (its USER_AGENT's product token here, as the
+    middleware reads it) and says so in the notes; ``-u`` overrides (issue 25)."""
+    (tmp_path / "scrapy.cfg").write_text("[settings]\ndefault = proj.settings\n")
+    (tmp_path / "proj").mkdir()
+    (tmp_path / "proj" / "__init__.py").write_text("")
+    (tmp_path / "proj" / "settings.py").write_text('USER_AGENT = "examplebot/2.0 (+https://example.com/bot)"\n')
+    robots = write(tmp_path, ROBOTS)
+    done = run_cli("check", robots, "/members/a", "/private/a", "--json", cwd=tmp_path)
+    document = json.loads(done.stdout)
+    assert [result["user_agent"] for result in document["results"]] == [["examplebot"]] * 2
+    assert [result["allowed"] for result in document["results"]] == [False, True]
+    assert document["notes"] == ["the Scrapy project here: obeying robots.txt as ['examplebot'] (the product token of "
+                                 "USER_AGENT 'examplebot/2.0 (+https://example.com/bot)'); -u TOKEN decides as another "
+                                 "crawler"]
+    text = run_cli("check", robots, "/members/a", cwd=tmp_path)
+    assert text.stdout.splitlines()[0].startswith("the Scrapy project here: obeying robots.txt as ['examplebot']")
+    other = run_cli("check", robots, "/members/a", "-u", "Scrapy", "--json", cwd=tmp_path)
+    assert json.loads(other.stdout)["notes"] == [] and other.returncode == 0
+
+
 def test_url_200_is_obeyed(demo_site: dict[str, str]) -> None:
     base = demo_site["rules"]
     done = run_cli("check", f"{base}/robots.txt", f"{base}/private/accounts", f"{base}/files/report.pdf?download=1")
