@@ -42,6 +42,8 @@ def test_the_two_commands_come_first() -> None:
     assert BLOCKS[0] == ("bash", setup_and_demo)
     assert BLOCKS[1] == ("bash", "bash .ci/run\n")
     assert README.index("```") < README.index("\n## ")
+    title, sentence = README[: README.index("```")].strip().splitlines()[::2]
+    assert title == "# scrapy-rep" and sentence.startswith("A Scrapy plugin that obeys robots.txt")  # what it is
 
 
 def test_sections_in_the_issues_order() -> None:
