@@ -9,9 +9,8 @@
   crawler's fetch or one download (``robots.downloads``, in a downloader place); the entry is parsed and adopted,
   what changed is said (``reporting``), and the origin's waiters are released or keep waiting for the retry.
 
-Whatever goes wrong while an origin's robots.txt is fetched, parsed or adopted, the origin never stays pending: an
-unexpected exception is an internal error (``reporting.internal_errors``), which SPEC 2.2 treats as a network error.
-Scrapy internals are reached only through ``_scrapy``. docs/architecture.md draws the rooms.
+An unexpected exception on an origin's way is an internal error (``reporting.internal_errors``), which SPEC 2.2
+treats as a network error: the origin never stays pending. docs/architecture.md draws the rooms.
 """
 
 from __future__ import annotations
@@ -31,7 +30,7 @@ from .reporting.close_report import CloseReport, origins_at_close
 from .reporting.internal_errors import InternalErrors
 from .reporting.outcome_log import OutcomeLog
 from .reporting.soft404 import Soft404Log
-from .reporting.startup import say_at_start
+from .reporting.startup import say_at_start, say_cache_size
 from .reporting.waiting_log import REQUEUE
 from .requests.dry_run import DryRun
 from .requests.parking import AT_CLOSE, RELEASED, mark_scheduled
@@ -87,6 +86,7 @@ class RobotsMiddleware:
         self._soft404 = Soft404Log(self.stats, config.max_size)  # an HTML page served as robots.txt
         self._usage = Usage(config.content_uses, self.stats)  # meta["rep_usage"]; REP_CONTENT_USES enforced
         self._closed = False  # after spider_closed: no more fetches or retries
+        crawler.signals.connect(self._spider_opened, signal=signals.spider_opened)
         crawler.signals.connect(self.waiting.spider_idle, signal=signals.spider_idle)
         crawler.signals.connect(mark_scheduled, signal=signals.request_scheduled)
         crawler.signals.connect(self._spider_closed, signal=signals.spider_closed)
@@ -103,7 +103,7 @@ class RobotsMiddleware:
         except ConfigError as exc:
             logger.critical("scrapy-rep: %s; the crawl cannot start", exc)
             raise
-        say_at_start(config, crawler.settings)
+        say_at_start(config, crawler.settings, store)
         return cls(crawler, config, store, clock)
 
     # -- a request's path ----------------------------------------------------------------------------------------
@@ -215,7 +215,7 @@ class RobotsMiddleware:
 
     def _retry_due(self, state: OriginState, origin: Origin) -> None:
         state.retry_call = None
-        if not self._closed:
+        if not self._closed:  # else the crawl has closed: no more fetches
             self._start_fetch(state, origin, Event.RETRY_DUE)
 
     async def _refresh(self, state: OriginState, origin: Origin) -> None:
@@ -267,7 +267,7 @@ class RobotsMiddleware:
             self._dry_run.recovered(state)
         self.waiting.release(state, (entry, rules))
 
-    # -- public accessors ----------------------------------------------------------------------------------------
+    # -- the public accessor; open and close ---------------------------------------------------------------------
 
     def sitemaps(self, url: str) -> list[str]:
         """The sitemap URLs of ``url``'s origin's robots.txt, if it has been fetched (SPEC 5.5, 6.5): parsed again
@@ -277,7 +277,8 @@ class RobotsMiddleware:
             return []
         return list(parse(state.entry.body, max_bytes=self.config.max_size).sitemaps)
 
-    # -- close ---------------------------------------------------------------------------------------------------
+    def _spider_opened(self) -> None:  # the crawl does not wait for the count
+        deferred_from_coro(say_cache_size(self.store, self.crawler.spider))
 
     async def _spider_closed(self, reason: str) -> None:
         self._closed = True

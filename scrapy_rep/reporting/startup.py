@@ -1,30 +1,57 @@
-"""What the crawl is told once when it starts (SPEC 6.4, 8.4): which product tokens robots.txt is obeyed as (a
-WARNING when none: only the ``*`` groups apply), a memory store under a fleet's shared queue, and every ``REP_*``
-name scrapy-rep does not know (with the nearest known one)."""
+"""What the crawl is told once when it starts (SPEC 6.4, 8.4), in one block: which product tokens robots.txt is
+obeyed as (a WARNING when none: only the ``*`` groups apply), which cache holds the robots.txt outcomes (its kind and
+file or server), a WARNING when REP_ENFORCE = False (a forgotten dry run crawls what robots.txt forbids), a memory
+store under a fleet's shared queue, and every ``REP_*`` name scrapy-rep does not know (with the nearest known one).
+Once the spider is open, how many origins a persistent cache already holds."""
 
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from .. import _scrapy
 from ..config import unknown_settings
 from ..config.tokens import Tokens
+from ..stores import MemoryStore
+from .outcome_log import plural
 
 if TYPE_CHECKING:
     from scrapy.settings import BaseSettings
 
     from ..config import Config
+    from ..stores import Store
+
+logger = _scrapy.logger  # the documented logger of every middleware line
 
 
-def say_at_start(config: Config, settings: BaseSettings) -> None:
+def say_at_start(config: Config, settings: BaseSettings, store: Store) -> None:
     tokens = Tokens(config.user_agents, config.user_agent_source)
-    _scrapy.logger.log(logging.INFO if tokens.tokens else logging.WARNING, "scrapy-rep: %s", tokens.summary())
+    logger.log(logging.INFO if tokens.tokens else logging.WARNING, "scrapy-rep: %s", tokens.summary())
+    logger.info("scrapy-rep: robots.txt cache: %s", store.where)
+    if not config.enforce:
+        logger.warning("scrapy-rep: REP_ENFORCE = False: a dry run: requests robots.txt forbids, holds or drops are "
+                       "sent anyway and counted under rep/dry_run/ (the close report says what enforcing would "
+                       "have stopped); remove the setting to obey robots.txt")
     if config.store == "memory" and _scrapy.is_shared_scheduler(settings.get("SCHEDULER")):
-        _scrapy.logger.warning(
+        logger.warning(
             "scrapy-rep: SCHEDULER is scrapy-redis's (a fleet's shared queue) but REP_STORE is 'memory': every worker "
             "downloads each robots.txt itself; REP_STORE = 'redis' shares one copy and one fetch per origin across "
             "the fleet (README, Running a fleet)")
     for name, known in unknown_settings(settings):
         hint = f" (did you mean {known}?)" if known else ""
-        _scrapy.logger.warning("scrapy-rep: unknown setting %s%s: ignored", name, hint)
+        logger.warning("scrapy-rep: unknown setting %s%s: ignored", name, hint)
+
+
+async def say_cache_size(store: Store, spider: Any) -> None:
+    """How many origins a persistent cache (SQLite, Redis) holds as the crawl starts: reused, not downloaded again
+    while fresh. Never raises: a store that cannot answer is said so, and the crawl goes on (SPEC 3.2)."""
+    if isinstance(store, MemoryStore):
+        return  # a new memory store is empty
+    try:
+        count = await store.count()
+    except Exception as exc:
+        logger.info("scrapy-rep: robots.txt cache %s: could not count its origins (%s: %s)", store.where,
+                    type(exc).__name__, exc, extra={"spider": spider})
+        return
+    logger.info("scrapy-rep: robots.txt cache %s holds %s already", store.where, plural(count, "origin"),
+                extra={"spider": spider})

@@ -165,9 +165,16 @@ class Store(Protocol):
     robots.txt once per expiry between them. Methods raise ``StoreError`` on store failure; a corrupt record
     reads as ``None``."""
 
+    #: What the store is, as log lines name it: its kind and file or server (never a password).
+    where: str
+
     async def get(self, origin: str) -> Entry | None: ...
 
     async def put(self, entry: Entry) -> None: ...
+
+    async def count(self) -> int:
+        """How many origins have an entry (corrupt records included)."""
+        ...
 
     async def acquire_lease(self, origin: str, holder: str, ttl: float) -> bool:
         """Try to become the one crawler fetching ``origin``; the lease lapses after ``ttl`` seconds."""

@@ -23,6 +23,7 @@ class MemoryStore:
         if max_origins < 1:
             raise ValueError(f"max_origins must be at least 1, got {max_origins!r}")
         self.max_origins = max_origins
+        self.where = f"memory (this process only, at most {max_origins:,} origins)"
         self._entries: OrderedDict[str, Entry] = OrderedDict()
 
     def __len__(self) -> int:
@@ -33,6 +34,9 @@ class MemoryStore:
         if entry is not None:
             self._entries.move_to_end(origin)
         return entry
+
+    async def count(self) -> int:
+        return len(self._entries)
 
     async def put(self, entry: Entry) -> None:
         self._entries[entry.origin] = entry

@@ -135,7 +135,7 @@ class RedisStore:
         seen: set[bytes] = set()
         page: list[bytes] = []
         try:
-            async for key in self._client.scan_iter(match=_GLOB_SPECIAL.sub(r"\\\1", start) + "*", count=_PAGE):
+            async for key in self._client.scan_iter(match=self._entries_glob(), count=_PAGE):
                 if key not in seen:
                     seen.add(key)
                     page.append(key)
@@ -147,6 +147,18 @@ class RedisStore:
                 yield stored
         except _ERRORS as exc:
             raise self._error(exc) from exc
+
+    async def count(self) -> int:
+        """The entry keys under this store's prefix, counted with SCAN (as ``entries`` finds them, without reading
+        them)."""
+        try:
+            return len({key async for key in self._client.scan_iter(match=self._entries_glob(), count=_PAGE)})
+        except _ERRORS as exc:
+            raise self._error(exc) from exc
+
+    def _entries_glob(self) -> str:
+        """The SCAN pattern of this store's entry keys (its prefix's glob characters escaped)."""
+        return _GLOB_SPECIAL.sub(r"\\\1", self._key("entry", "")) + "*"
 
     async def _read_page(self, keys: list[bytes], cut: int) -> list[StoredEntry]:
         if not keys:

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import sqlite3
 import time
 from collections.abc import AsyncIterator, Callable
@@ -77,6 +78,7 @@ class SQLiteStore:
 
     def __init__(self, path: str, *, clock: Callable[[], float], timeout: float) -> None:
         self.path = path
+        self.where = f"SQLite file {os.path.abspath(path)}"
         self.corrupt_records = 0
         self._clock = clock
         self._timeout = timeout
@@ -99,6 +101,10 @@ class SQLiteStore:
     async def put(self, entry: Entry) -> None:
         await self._run("INSERT OR REPLACE INTO rep_entries (origin, record) VALUES (?, ?)",
                         (entry.origin, encode(entry)))
+
+    async def count(self) -> int:
+        rows, _ = await self._run("SELECT COUNT(*) FROM rep_entries", ())
+        return int(rows[0][0])
 
     async def acquire_lease(self, origin: str, holder: str, ttl: float) -> bool:
         now = self._clock()

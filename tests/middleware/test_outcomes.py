@@ -176,7 +176,8 @@ async def test_outcome_changes_are_logged_once_per_origin_and_summarised_at_clos
     lines = [r.getMessage() for r in caplog.records if r.name == "scrapy_rep.middleware"]
     assert lines == [
         "scrapy-rep: obeying robots.txt as ['TestBot'] (the product token of USER_AGENT "
-        "'TestBot/1.0 (+https://example.invalid/bot)')",  # once, at start (tokens.py)
+        "'TestBot/1.0 (+https://example.invalid/bot)')",  # once, at start (reporting/startup.py)
+        "scrapy-rep: robots.txt cache: memory (this process only, at most 100,000 origins)",
         f"{site.origin()} robots.txt 503: holding requests, retry in 15 s",  # the second 503 changes nothing
         f"robots.txt: 1 request held for 1 origin; {site.origin()} (1 request, 503, 1 attempt, next retry in 15 s, "
         "drops from 600 s)",  # the origin starts holding (waiting_log.py)

@@ -20,6 +20,11 @@ from tests.crawl import crawl, middleware
 from tests.reporting.test_waiting_log import held_lines, messages, when
 from tests.servers import PAGE, Reply, robots
 
+#: The WARNING every dry run starts with (reporting/startup.py).
+DRY_RUN_WARNING = ("scrapy-rep: REP_ENFORCE = False: a dry run: requests robots.txt forbids, holds or drops are sent "
+                   "anyway and counted under rep/dry_run/ (the close report says what enforcing would have stopped); "
+                   "remove the setting to obey robots.txt")
+
 LOGGER = "scrapy_rep.middleware"
 
 
@@ -43,7 +48,9 @@ async def test_a_forbidden_page_is_downloaded_in_a_dry_run_and_counted_would_for
     assert (result.stat("rep/requests/forbidden"), result.stat("rep/requests/allowed"),
             result.stat("rep/dry_run/would_forbid")) == ((0, 2, 2) if dry else (2, 0, 0))
     verb, tail = ("would have been", " (dry run, REP_ENFORCE = False: all were sent)") if dry else ("was", "")
+    start = [DRY_RUN_WARNING] if dry else []  # said once at start (reporting/startup.py)
     assert messages(caplog, logging.WARNING) == [
+        *start,
         f"scrapy-rep: every request of {origin} (2) {verb} forbidden by its robots.txt (200): line 2 (Disallow: /)"
         f"{tail}",
         f"scrapy-rep: every start request (2) {verb} forbidden or dropped by robots.txt: {origin} 2 forbidden (200: "
@@ -83,7 +90,7 @@ async def test_a_503_origins_pages_go_on_at_once_in_a_dry_run_and_count_would_ho
     assert (f"{origin} robots.txt 503: dry run (REP_ENFORCE = False): its requests would be held; they go on"
             in messages(caplog))
     assert [line for line in held_lines(caplog) if "held for" in line] == []  # nothing held
-    assert messages(caplog, logging.WARNING) == []  # nothing dropped, nothing forbidden
+    assert messages(caplog, logging.WARNING) == [DRY_RUN_WARNING]  # at start only: nothing dropped, nothing forbidden
     result.assert_accounted()
 
 

@@ -193,3 +193,21 @@ def test_memory_store_evicts_the_least_recently_used_origin() -> None:
         return [await store.get(f"https://{name}.example") is not None for name in "abc"]
 
     assert run(scenario()) == [True, False, True]
+
+
+def test_count_and_where(backend: Backend) -> None:
+    """``count`` is the number of origins with an entry (a put over an existing one adds none); ``where`` names the
+    store's kind and file or server for the start-up line (reporting/startup.py)."""
+
+    async def scenario() -> tuple[list[int], str]:
+        store = backend.open()
+        counts = [await store.count()]
+        for origin in ("https://a.example", "https://b.example", "https://a.example"):
+            await store.put(entry(origin))
+            counts.append(await store.count())
+        await store.close()
+        return counts, store.where
+
+    counts, where = run(scenario())
+    assert counts == [0, 1, 2, 2]
+    assert where.startswith(("memory (this process only, at most ", "SQLite file /", "redis://127.0.0.1:"))
