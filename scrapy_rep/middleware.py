@@ -99,7 +99,7 @@ class RobotsMiddleware:
             config = Config.from_settings(crawler.settings)
             check_middlewares(crawler.settings)
             clock = config.clock or _reactor()
-            store = open_crawler_store(config, clock)  # a Redis store: the asyncio reactor and one PING (startup.py)
+            store = open_crawler_store(config, clock)  # Redis: the asyncio reactor, one PING (stores/startup.py)
         except ConfigError as exc:
             logger.critical("scrapy-rep: %s; the crawl cannot start", exc)
             raise
