@@ -151,7 +151,7 @@ async def call_latency(store: Store, corpus: list[bytes], calls: int) -> list[fl
 
 def latencies(corpus: list[bytes], calls: int, workdir: Path, redis_url: str | None) -> None:
     rows = []
-    uris = [("memory", "memory"), ("sqlite", f"sqlite://{workdir}/latency.db")]
+    uris = [("memory", "memory"), ("sqlite", f"sqlite:///{workdir}/latency.db")]
     if redis_url:
         uris.append(("redis (loopback)", redis_url))
 
@@ -201,7 +201,7 @@ async def concurrent_refreshes(store: Store, corpus: list[bytes], concurrency: i
 def concurrency(corpus: list[bytes], workdir: Path, redis_url: str | None) -> None:
     """What one store call costs when 1, 64 or 1,000 origins are refreshed at once (a broad crawl's robots.txt
     fetches: CONCURRENT_REQUESTS of them, issue 26), against the memory store."""
-    uris = [("memory", "memory"), ("sqlite", f"sqlite://{workdir}/concurrency.db")]
+    uris = [("memory", "memory"), ("sqlite", f"sqlite:///{workdir}/concurrency.db")]
     if redis_url:
         uris.append(("redis (loopback)", redis_url))
     rows = []
@@ -264,7 +264,7 @@ def sqlite_worker(
 
 def sqlite_contention(corpus: list[bytes], processes: int, rounds: int, workdir: Path) -> None:
     """Store calls wait for other processes' locks in the worker thread; the event loop should not notice."""
-    uri = f"sqlite://{workdir}/contention.db"
+    uri = f"sqlite:///{workdir}/contention.db"
     ctx = multiprocessing.get_context("spawn")
     with ctx.Manager() as manager:
         barrier = manager.Barrier(processes)
@@ -322,7 +322,7 @@ def footprints(corpus: list[bytes], origins: int, workdir: Path, redis_server: R
     ctx = multiprocessing.get_context("spawn")
     rows = []
     for kind in ("memory", "memory + compact", "memory + full Robots", "sqlite", "redis"):
-        target = f"sqlite://{workdir}/footprint.db" if kind == "sqlite" else "memory"
+        target = f"sqlite:///{workdir}/footprint.db" if kind == "sqlite" else "memory"
         if kind == "redis":
             if redis_server is None:
                 continue
@@ -392,7 +392,7 @@ def crawls(origins: int, pages: int, workdir: Path, redis_url: str | None) -> No
     try:
         assert server.stdout is not None
         ports = server.stdout.readline().strip()
-        stores = [("memory", "memory"), ("sqlite", f"sqlite://{workdir}/crawl.db")]
+        stores = [("memory", "memory"), ("sqlite", f"sqlite:///{workdir}/crawl.db")]
         if redis_url:
             stores.append(("redis", f"{redis_url}?prefix=crawl-bench:"))
         for name, uri in stores:

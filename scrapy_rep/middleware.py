@@ -30,7 +30,7 @@ from .reporting.close_report import CloseReport, origins_at_close
 from .reporting.internal_errors import InternalErrors
 from .reporting.outcome_log import OutcomeLog
 from .reporting.soft404 import Soft404Log
-from .reporting.startup import say_at_start, say_cache_size
+from .reporting.startup import say_at_start, say_cache_size, say_config_error
 from .reporting.waiting_log import REQUEUE
 from .requests.dry_run import DryRun
 from .requests.parking import AT_CLOSE, RELEASED, mark_scheduled
@@ -101,7 +101,7 @@ class RobotsMiddleware:
             clock = config.clock or _reactor()
             store = open_crawler_store(config, clock)  # Redis: the asyncio reactor, one PING (stores/startup.py)
         except ConfigError as exc:
-            logger.critical("scrapy-rep: %s; the crawl cannot start", exc)
+            say_config_error(exc)
             raise
         say_at_start(config, crawler.settings, store)
         return cls(crawler, config, store, clock)

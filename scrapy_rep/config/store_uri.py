@@ -3,9 +3,10 @@ options, checked without connecting to anything, so the config validates it at s
 opens what it describes.
 
 - ``memory`` (default): this process only, at most ``REP_MEMORY_MAX_ORIGINS`` entries (LRU).
-- ``sqlite:///abs/path/file.db``, or ``sqlite:///./rel/file.db`` / ``sqlite:///../file.db`` for a path relative to
-  the working directory: one file shared by the processes of a machine. Query: ``timeout`` (seconds a locked
-  database is waited for, default 5).
+- ``sqlite:///relative/file.db`` (relative to the working directory at start-up) or ``sqlite:////abs/file.db``
+  (absolute: four slashes), the convention of SQLAlchemy, Django and Celery: one file shared by the processes of a
+  machine, resolved here to an absolute path. Query: ``timeout`` (seconds a locked database is waited for,
+  default 5).
 - ``redis://[:password@]host[:port][/db]`` (or ``rediss://`` for TLS): shared by many machines; needs the
   ``redis`` extra and Scrapy's asyncio reactor. Query: ``prefix`` (key prefix, default ``rep:``), ``timeout``
   (connect and command timeout in seconds, default 1), ``keep_days`` (how long entries outlive their expiry,
@@ -17,6 +18,7 @@ opens what it describes.
 from __future__ import annotations
 
 import importlib.util
+import os
 from dataclasses import dataclass
 from urllib.parse import parse_qsl, unquote, urlencode, urlsplit, urlunsplit
 
@@ -30,7 +32,7 @@ _DEFAULT_SQLITE_TIMEOUT = 5.0  # waited in the store's worker thread, not on the
 _DEFAULT_REDIS_TIMEOUT = 1.0  # a dead or hung Redis is reported after about twice this
 _DEFAULT_PREFIX = "rep:"
 _DEFAULT_KEEP_DAYS = 31.0  # past SPEC 2.2's default 30 days, so the last good copy is still there when needed
-_EXPECTED = "expected 'memory', 'sqlite:///path/to/file.db' or 'redis://host:port/db'"
+_EXPECTED = "expected 'memory', 'sqlite:///relative.db', 'sqlite:////absolute/path.db' or 'redis://host:port/db'"
 _NO_TARGET = ("the bare 'redis' takes its server from scrapy-redis's REDIS_URL / REDIS_HOST settings, which the "
               "caller did not pass (open_store(..., redis=...))")
 
@@ -46,7 +48,7 @@ class InvalidStoreURI(ValueError):
 
 @dataclass(frozen=True)
 class SQLiteSpec:
-    path: str
+    path: str  # absolute
     timeout: float
 
 
@@ -97,13 +99,20 @@ def parse_store_uri(uri: str) -> SQLiteSpec | RedisSpec | None:
 
 
 def _parse_sqlite(uri: str, netloc: str, path: str, query: dict[str, str]) -> SQLiteSpec:
-    if netloc or not path.startswith("/") or path.endswith("/"):
-        raise _invalid(uri, "a sqlite store needs a file path after 'sqlite://'")
+    """The file after ``sqlite://`` and one more slash: ``sqlite:///x.db`` is ``x.db`` in the working directory,
+    ``sqlite:////var/x.db`` the absolute ``/var/x.db``; absolute once read, so a later ``chdir`` moves nothing."""
+    if netloc:  # sqlite://robots.db: the file name stands where a host would
+        spellings = "for a file relative to the working directory, or 'sqlite:////absolute/path.db'"
+        if "@" in netloc or ":" in netloc:  # never echo what may be a password
+            raise _invalid(uri, f"a sqlite store takes no host, user or password: write 'sqlite:///relative.db' "
+                                f"{spellings}")
+        raise _invalid(uri, f"{netloc!r} is read as a host, not a file: write {f'sqlite:///{netloc}{path}'!r} "
+                            f"{spellings}")
+    file = unquote(path[1:])
+    if not file or file.endswith("/"):
+        raise _invalid(uri, "a sqlite store needs a file path after 'sqlite:///'")
     _reject_unknown(uri, query, {"timeout"})
-    path = unquote(path)
-    if path.startswith(("/./", "/../")):  # sqlite:///./x.db: relative to the working directory
-        path = path[1:]
-    return SQLiteSpec(path=path, timeout=_positive(uri, query, "timeout", _DEFAULT_SQLITE_TIMEOUT))
+    return SQLiteSpec(path=os.path.abspath(file), timeout=_positive(uri, query, "timeout", _DEFAULT_SQLITE_TIMEOUT))
 
 
 def _parse_redis(uri: str, scheme: str, netloc: str, path: str, query: dict[str, str]) -> RedisSpec:

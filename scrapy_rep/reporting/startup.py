@@ -2,7 +2,8 @@
 obeyed as (a WARNING when none: only the ``*`` groups apply), which cache holds the robots.txt outcomes (its kind and
 file or server), a WARNING when REP_ENFORCE = False (a forgotten dry run crawls what robots.txt forbids), a memory
 store under a fleet's shared queue, and every ``REP_*`` name scrapy-rep does not know (with the nearest known one).
-Once the spider is open, how many origins a persistent cache already holds."""
+Once the spider is open, how many origins a persistent cache already holds. A configuration error is one CRITICAL
+line, its traceback not repeated by asyncio or Twisted (issue 25)."""
 
 from __future__ import annotations
 
@@ -18,10 +19,39 @@ from .outcome_log import plural
 if TYPE_CHECKING:
     from scrapy.settings import BaseSettings
 
-    from ..config import Config
+    from ..config import Config, ConfigError
     from ..stores import Store
 
 logger = _scrapy.logger  # the documented logger of every middleware line
+
+#: Where Scrapy's crawl command lets a start-up exception surface as a traceback: asyncio's "Task exception was never
+#: retrieved" (AsyncCrawlerProcess, Scrapy 2.14+ with its default asyncio reactor) and Twisted's "Unhandled error in
+#: Deferred" (CrawlerProcess) as Scrapy passes it to the standard logging. Not reachable from here: Scrapy 2.13's
+#: crawl command, whose failed Deferred Twisted also prints to stderr through its own pre-logging observer.
+_TRACEBACK_LOGGERS = ("asyncio", "twisted")
+
+
+def say_config_error(error: ConfigError) -> None:
+    """Log ``error`` as the one CRITICAL line a user needs, and keep the loggers that would repeat it with ~65 lines
+    of Scrapy's and our frames from doing so. Only records carrying this very exception (or one raised while
+    handling it) are dropped; the crawl still fails, and ``scrapy crawl`` still exits 1."""
+    logger.critical("scrapy-rep: %s; the crawl cannot start", error)
+    for name in _TRACEBACK_LOGGERS:
+        logging.getLogger(name).addFilter(_WithoutTracebackOf(error))
+
+
+class _WithoutTracebackOf(logging.Filter):
+    def __init__(self, error: BaseException) -> None:
+        super().__init__()
+        self.error = error
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        seen = record.exc_info[1] if record.exc_info else None
+        while seen is not None:  # Scrapy 2.13 may raise an AttributeError while closing, in the error's context
+            if seen is self.error:
+                return False
+            seen = seen.__context__
+        return True
 
 
 def say_at_start(config: Config, settings: BaseSettings, store: Store) -> None:

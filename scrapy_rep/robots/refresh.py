@@ -60,6 +60,7 @@ class Refresher:
         self._renewals: dict[str, LoopingCall] = {}  # the leases this crawler holds, each with its renewal
         self._closed = False  # close() began: no more waiting, renewing or taking leases
         self._store_closed = False  # close() closed the store: no more store calls
+        self._store_errors = 0  # store calls that failed: the first is a WARNING, the rest DEBUG (and the close)
 
     async def current_entry(self, origin: Origin, previous: Entry | None) -> Current:
         """A fresh stored entry, else the entry after fetching under the lease. ``previous`` is the entry in
@@ -160,6 +161,9 @@ class Refresher:
             await self._release(origin)
         await self.call("close")
         self._store_closed = True
+        if self._store_errors > 1:
+            logger.warning("robots.txt store: %d calls failed in this crawl (rep/store/errors/<operation> says which)",
+                           self._store_errors)
 
     async def get(self, origin: str) -> Entry | None:
         entry = await self.call("get", origin)
@@ -174,7 +178,14 @@ class Refresher:
         except StoreError as exc:
             self.stats.inc_value("rep/store/errors")
             self.stats.inc_value(f"rep/store/errors/{operation}")
-            logger.warning("robots.txt store %s failed for %s: %s", operation, args[0] if args else "", exc)
+            self._store_errors += 1
+            subject = args[0].origin if args and isinstance(args[0], Entry) else args[0] if args else "the crawl"
+            if self._store_errors == 1:  # once, then a count: an unusable store fails for every origin
+                logger.warning("robots.txt store %s failed for %s: %s (the crawl goes on with what this process "
+                               "holds; further store errors are logged at DEBUG and counted in rep/store/errors)",
+                               operation, subject, exc)
+            else:
+                logger.debug("robots.txt store %s failed for %s: %s", operation, subject, exc)
             return None
 
     def _count_download(self, result: FetchResult) -> None:

@@ -102,7 +102,10 @@ class RedisStore:
             return decode(data)
         except CorruptEntry as exc:
             self.corrupt_records += 1
-            logger.warning("Ignoring corrupt robots.txt cache record for %s in %s: %s", origin, self.where, exc)
+            # Once per store, then DEBUG: a damaged file or a foreign key prefix would otherwise warn per origin.
+            logger.log(logging.WARNING if self.corrupt_records == 1 else logging.DEBUG,
+                       "Ignoring corrupt robots.txt cache record for %s in %s: %s%s", origin, self.where, exc,
+                       " (further corrupt records are logged at DEBUG)" if self.corrupt_records == 1 else "")
             return None
 
     async def put(self, entry: Entry) -> None:

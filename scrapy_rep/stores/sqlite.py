@@ -87,6 +87,21 @@ class SQLiteStore:
         self._pending: list[_Call] = []  # called while a batch runs: the next batch
         self._running: asyncio.Future[list[_Outcome]] | None = None  # the batch in the worker
 
+    def check(self) -> None:
+        """Open the file once, creating it and its tables if new, and close it: ``StoreError`` saying why if its
+        directory is missing or it cannot be opened (start-up: stores/startup.py). Blocking, up to the timeout."""
+        directory = os.path.dirname(os.path.abspath(self.path))
+        if not os.path.isdir(directory):
+            raise StoreError(f"the directory {directory} does not exist")
+        try:
+            conn = sqlite3.connect(self.path, timeout=self._timeout, isolation_level=None)
+            try:
+                _prepare_within(conn, self.path, self._timeout)
+            finally:
+                conn.close()
+        except sqlite3.Error as exc:
+            raise StoreError(f"cannot open {os.path.abspath(self.path)}: {exc}") from None
+
     async def get(self, origin: str) -> Entry | None:
         rows, _ = await self._run("SELECT record FROM rep_entries WHERE origin = ?", (origin,))
         if not rows:
@@ -95,7 +110,10 @@ class SQLiteStore:
             return decode(rows[0][0])
         except CorruptEntry as exc:
             self.corrupt_records += 1
-            logger.warning("Ignoring corrupt robots.txt cache record for %s in %s: %s", origin, self.path, exc)
+            # Once per store, then DEBUG: a damaged file or a foreign key prefix would otherwise warn per origin.
+            logger.log(logging.WARNING if self.corrupt_records == 1 else logging.DEBUG,
+                       "Ignoring corrupt robots.txt cache record for %s in %s: %s%s", origin, self.path, exc,
+                       " (further corrupt records are logged at DEBUG)" if self.corrupt_records == 1 else "")
             return None
 
     async def put(self, entry: Entry) -> None:

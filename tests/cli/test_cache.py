@@ -50,7 +50,7 @@ def uri(request: pytest.FixtureRequest, tmp_path: Path) -> str:
     """A store holding ``ENTRIES`` (written by the real store) and a record of an unknown format version."""
     corrupt = pack(json.dumps(entry(CORRUPT_ORIGIN).to_record() | {"v": 99}).encode())
     if request.param == "sqlite":
-        uri = f"sqlite://{tmp_path}/rep.db"
+        uri = f"sqlite:///{tmp_path}/rep.db"
         put(uri, *ENTRIES)
         with sqlite3.connect(tmp_path / "rep.db") as conn:
             conn.execute("INSERT INTO rep_entries VALUES (?, ?)", (CORRUPT_ORIGIN, corrupt))
@@ -198,20 +198,20 @@ def test_list_and_purge_while_another_connection_writes(uri: str) -> None:
 
 
 def test_a_missing_sqlite_file_is_refused_and_not_created(tmp_path: Path) -> None:
-    done = run_cli("cache", "list", "--store", f"sqlite://{tmp_path}/missing.db")
+    done = run_cli("cache", "list", "--store", f"sqlite:///{tmp_path}/missing.db")
     assert done.returncode == 2
     assert done.stderr.count("\n") == 1 and f"no such file {tmp_path}/missing.db" in done.stderr
     assert not (tmp_path / "missing.db").exists()
 
 
 def test_an_unknown_schema_version_is_refused(tmp_path: Path) -> None:
-    put(f"sqlite://{tmp_path}/rep.db", RULES)
+    put(f"sqlite:///{tmp_path}/rep.db", RULES)
     with sqlite3.connect(tmp_path / "rep.db") as conn:
         conn.execute("PRAGMA user_version = 7")
     conn.close()
-    done = run_cli("cache", "stats", "--store", f"sqlite://{tmp_path}/rep.db")
+    done = run_cli("cache", "stats", "--store", f"sqlite:///{tmp_path}/rep.db")
     assert done.returncode == 2 and done.stderr.count("\n") == 1
-    assert f"sqlite://{tmp_path}/rep.db" in done.stderr and "unknown schema version 7" in done.stderr
+    assert f"sqlite:///{tmp_path}/rep.db" in done.stderr and "unknown schema version 7" in done.stderr
 
 
 def test_unreachable_redis_is_refused_with_the_password_hidden() -> None:
@@ -238,7 +238,7 @@ def test_the_default_store_is_the_scrapy_projects(tmp_path: Path) -> None:
     (tmp_path / "proj" / "__init__.py").write_text("")
     (tmp_path / "proj" / "settings.py").write_text('REP_STORE = "sqlite:///./rep.db"\n')
     (tmp_path / "sub").mkdir()
-    put(f"sqlite://{tmp_path}/rep.db", RULES)
+    put(f"sqlite:///{tmp_path}/rep.db", RULES)
     done = run_cli("cache", "list", "--json", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert [json.loads(line)["origin"] for line in done.stdout.splitlines()] == [RULES.origin]
@@ -275,7 +275,7 @@ def project(tmp_path: Path, settings: str) -> Path:
     (tmp_path / "proj").mkdir()
     (tmp_path / "proj" / "__init__.py").write_text("")
     (tmp_path / "proj" / "settings.py").write_text('REP_STORE = "sqlite:///./rep.db"\n' + settings)
-    put(f"sqlite://{tmp_path}/rep.db", NEWBIE)
+    put(f"sqlite:///{tmp_path}/rep.db", NEWBIE)
     return tmp_path
 
 

@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from scrapy import version_info as scrapy_version
 
 from .conftest import REPO
 
@@ -57,3 +58,24 @@ def test_news_uses_its_own_tokens_and_crawl_delay(tmp_path: Path, demo_site: dic
 def test_a_spider_without_start_url_says_what_to_give() -> None:
     done = scrapy("crawl", "catalog")
     assert "give the pages to crawl: scrapy crawl NAME -a start_url=URL" in done.stderr
+
+
+def test_a_configuration_error_is_one_line_and_exit_status_1() -> None:
+    """Issue 25: a setting scrapy-rep refuses (here a SQLite file in a directory that does not exist, resolved
+    against the working directory) is one CRITICAL line, not followed by asyncio's or Twisted's ~65-line traceback of
+    the same error, and ``scrapy crawl`` exits 1 before any request."""
+    done = scrapy("crawl", "catalog", "-a", "start_url=http://127.0.0.1:9/", "-s",
+                  "REP_STORE=sqlite:///no-such-dir/robots.db")
+    assert done.returncode == 1
+    ours = [line for line in done.stderr.splitlines() if "CRITICAL" in line]
+    assert len(ours) >= 1 and ours[0].endswith(
+        f"[scrapy_rep.middleware] CRITICAL: scrapy-rep: REP_STORE='sqlite:///no-such-dir/robots.db': the directory "
+        f"{PROJECT}/no-such-dir does not exist; a relative path (sqlite:///robots.db) is relative to the working "
+        "directory, an absolute one has four slashes (sqlite:////abs/robots.db); the crawl cannot start")
+    after = done.stderr.split(ours[0], 1)[1]
+    assert "Logging error" not in after and "Task exception was never retrieved" not in after
+    if scrapy_version >= (2, 14):
+        assert after.strip() == ""
+    else:  # Scrapy 2.13's crawl command: Twisted prints the failed Deferred to stderr itself, once
+        assert after.count("Traceback (most recent call last)") == 1
+    assert not (PROJECT / "no-such-dir").exists()

@@ -113,7 +113,8 @@ def test_max_size_is_at_least_500_kib_unless_acknowledged_spec_4_4(max_size: int
             config(**settings)
 
 
-_EXPECTED_STORE = "expected 'memory', 'sqlite:///path/to/file.db' or 'redis://host:port/db'"
+_EXPECTED_STORE = ("expected 'memory', 'sqlite:///relative.db', 'sqlite:////absolute/path.db' or "
+                   "'redis://host:port/db'")
 _BUILTIN = "scrapy.downloadermiddlewares.robotstxt.RobotsTxtMiddleware"
 
 #: Every ConfigError raise site (config.py, tokens.py via config, stores/__init__.py via config, body.py) and the
@@ -138,7 +139,14 @@ MESSAGES: list[tuple[dict[str, Any], str]] = [
     ({"REP_STORE": "mongodb://x"},
      "REP_STORE='mongodb://x': the store must be one of memory, sqlite, redis, rediss (a URI)"),
     ({"REP_STORE": "sqlite://relative.db"},
-     f"REP_STORE='sqlite://relative.db': a sqlite store needs a file path after 'sqlite://'; {_EXPECTED_STORE}"),
+     "REP_STORE='sqlite://relative.db': 'relative.db' is read as a host, not a file: write 'sqlite:///relative.db' "
+     f"for a file relative to the working directory, or 'sqlite:////absolute/path.db'; {_EXPECTED_STORE}"),
+    ({"REP_STORE": "sqlite://cache.internal:5/x.db"},
+     "REP_STORE='sqlite://cache.internal:5/x.db': a sqlite store takes no host, user or password: write "
+     "'sqlite:///relative.db' for a file relative to the working directory, or 'sqlite:////absolute/path.db'; "
+     f"{_EXPECTED_STORE}"),
+    ({"REP_STORE": "sqlite:///"}, f"REP_STORE='sqlite:///': a sqlite store needs a file path after 'sqlite:///'; "
+     f"{_EXPECTED_STORE}"),
     ({"REP_STORE": "sqlite:///tmp/x.db?mode=ro"},
      f"REP_STORE='sqlite:///tmp/x.db?mode=ro': unknown option(s) 'mode=ro'; {_EXPECTED_STORE}"),
     ({"REP_STORE": "sqlite:///tmp/x.db?timeout=0"},
@@ -303,10 +311,10 @@ def test_every_config_error_raise_site_is_covered() -> None:
     sites = sum(len(re.findall(r"raise (ConfigError|InvalidToken|InvalidStoreURI|InvalidRedisSetting|_invalid)\(",
                                text)) for text in sources.values())
     # config/settings.py 14 (the InvalidToken, InvalidStoreURI and InvalidRedisSetting re-raises included),
-    # robots/body.py 3, config/tokens.py 1, config/store_uri.py 9 (the bare 'redis' without its server:
+    # robots/body.py 3, config/tokens.py 1, config/store_uri.py 11 (the bare 'redis' without its server:
     # tests/stores/test_open_store.py), config/redis_target.py 5. The start-up checks (TWISTED_REACTOR, PING) are
     # tests/stores/test_startup.py's and test_redis_store.py's.
-    assert sites == 34
+    assert sites == 36
 
 
 @pytest.mark.parametrize(

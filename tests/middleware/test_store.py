@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import logging
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
 import pytest_twisted
+from scrapy import signals
+from scrapy.crawler import Crawler
 from twisted.internet.task import Clock
 
 from scrapy_rep.stores import Entry, Outcome, SQLiteStore
@@ -35,16 +40,70 @@ async def test_a_second_crawler_reads_the_first_ones_entry_spec_3_2(sites: Any, 
     assert second.downloaded == [site.url("/b")] and second.stat("rep/requests/forbidden") == 1
 
 
+def break_the_file_once_open(path: Path) -> Callable[[Crawler], None]:
+    """After the start-up check opened ``path``, overwrite it with what is not a database: every store call of the
+    crawl then fails, as when a disk fails or another program clobbers the file mid-crawl."""
+
+    def on_crawler(crawler: Crawler) -> None:
+        crawler.signals.connect(lambda: path.write_bytes(b"not a database" * 512), signal=signals.spider_opened,
+                                weak=False)
+
+    return on_crawler
+
+
 @pytest_twisted.ensureDeferred
-async def test_store_errors_are_counted_and_never_mean_allow_all_spec_3_2(sites: Any, tmp_path: Path) -> None:
+async def test_store_errors_are_counted_and_never_mean_allow_all_spec_3_2(sites: Any, tmp_path: Path,
+                                                                          caplog: pytest.LogCaptureFixture) -> None:
+    """Issue 4: a file that stops being a database fails every store call; the crawl logs and counts that, fetches
+    robots.txt itself and obeys it (never "allow all"). A file unreadable from the start: tests/stores/test_startup."""
     site = sites()
     site.route("/robots.txt", robots(RULES))
-    result = await crawl([site.url("/private"), site.url("/a")],
-                         REP_STORE=f"sqlite:///{tmp_path / 'missing-dir' / 'rep.db'}")
+    path = tmp_path / "rep.db"
+    result = await crawl([site.url("/private"), site.url("/a")], REP_STORE=f"sqlite:///{path}",
+                         on_crawler=break_the_file_once_open(path))
     assert result.downloaded == [site.url("/a")] and result.stat("rep/requests/forbidden") == 1
     assert result.stat("rep/store/errors/get") == 1 and result.stat("rep/store/errors/put") == 1
     assert site.hits_for("/robots.txt") == 1
     result.assert_accounted()
+    failed = [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING and "store" in r.getMessage()]
+    assert failed[0].startswith(f"robots.txt store get failed for {site.origin()}: SQLite store {path}: file is not a "
+                                "database (the crawl goes on with what this process holds; further store errors")
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_failing_store_warns_once_then_counts_whatever_the_number_of_origins(
+        sites: Any, tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """Issue 25: a store that fails for every origin logs one WARNING (naming an origin, never an entry's repr) and
+    one count at close, not a WARNING per call."""
+    origins = [sites() for _ in range(6)]
+    for site in origins:
+        site.route("/robots.txt", robots(RULES))
+    path = tmp_path / "rep.db"
+    result = await crawl([site.url("/a") for site in origins], REP_STORE=f"sqlite:///{path}",
+                         on_crawler=break_the_file_once_open(path))
+    assert sorted(result.downloaded) == sorted(site.url("/a") for site in origins)
+    errors = result.stat("rep/store/errors")
+    assert errors >= 12  # a get and a put per origin at least
+    warned = [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING and "store" in r.getMessage()]
+    assert len(warned) == 2 and "Entry(" not in " ".join(warned)
+    assert warned[1] == (f"robots.txt store: {errors} calls failed in this crawl (rep/store/errors/<operation> "
+                         "says which)")
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_sqlite_file_that_cannot_be_opened_stops_the_crawl_at_start_up(
+        sites: Any, tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """Issue 25: a missing directory is refused before any request, in one CRITICAL line naming the resolved path
+    and both spellings of a SQLite URL (the crawl itself is tests/middleware/test_config_exit.py's)."""
+    site = sites()
+    with pytest.raises(Exception) as raised:
+        await crawl([site.url("/a")], REP_STORE=f"sqlite:///{tmp_path / 'nodir' / 'rep.db'}")
+    assert "ConfigError" in repr(raised.value) or "ConfigError" in repr(raised.value.__context__)
+    critical = [r.getMessage() for r in caplog.records if r.levelno == logging.CRITICAL]
+    assert critical == [f"scrapy-rep: REP_STORE='sqlite:///{tmp_path}/nodir/rep.db': the directory {tmp_path}/nodir "
+                        "does not exist; a relative path (sqlite:///robots.db) is relative to the working directory, "
+                        "an absolute one has four slashes (sqlite:////abs/robots.db); the crawl cannot start"]
+    assert site.hits == [] and not (tmp_path / "nodir").exists()
 
 
 @pytest_twisted.ensureDeferred

@@ -22,7 +22,7 @@ def make_backend(name: str, request: pytest.FixtureRequest, tmp_path: Path) -> B
                 conn.execute("INSERT OR REPLACE INTO rep_entries VALUES (?, ?)", (origin, data))
             conn.close()
 
-        return Backend("sqlite", f"sqlite://{path}", write_sqlite)
+        return Backend("sqlite", f"sqlite:///{path}", write_sqlite)
     server: RedisServer = request.getfixturevalue("redis_server")
 
     def write_redis(origin: str, data: bytes) -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from scrapy_rep.stores import InvalidStoreURI, MemoryStore, RedisTarget, SQLiteStore, open_store, validate_store_uri
@@ -18,17 +20,30 @@ def test_memory() -> None:
 
 @pytest.mark.parametrize(
     ("uri", "path"),
-    [
-        ("sqlite:///var/cache/rep.db", "/var/cache/rep.db"),
-        ("sqlite:///./rep.db", "./rep.db"),
-        ("sqlite:///../cache/rep.db", "../cache/rep.db"),
-        ("sqlite:///tmp/with%20space.db?timeout=2.5", "/tmp/with space.db"),
+    [  # SQLAlchemy's, Django's and Celery's convention: three slashes then a relative path, four for an absolute one
+        ("sqlite:////var/cache/rep.db", "/var/cache/rep.db"),
+        ("sqlite:///rep.db", "{cwd}/rep.db"),
+        ("sqlite:///var/cache/rep.db", "{cwd}/var/cache/rep.db"),
+        ("sqlite:///./rep.db", "{cwd}/rep.db"),
+        ("sqlite:///../cache/rep.db", "{parent}/cache/rep.db"),
+        ("sqlite:////tmp/with%20space.db?timeout=2.5", "/tmp/with space.db"),
     ],
 )
-def test_sqlite_paths(uri: str, path: str) -> None:
+def test_sqlite_paths_are_resolved_to_absolute_ones(uri: str, path: str, tmp_path: Path,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
     store = open_store(uri)
     assert isinstance(store, SQLiteStore)
-    assert store.path == path
+    assert store.path == path.format(cwd=tmp_path, parent=tmp_path.parent)
+    assert store.where == f"SQLite file {store.path}"
+
+
+def test_a_file_name_where_the_host_goes_is_refused_with_the_uri_to_write() -> None:
+    """``sqlite://robots.db`` names a host, not a file: the message gives both spellings that work."""
+    with pytest.raises(InvalidStoreURI) as refused:
+        validate_store_uri("sqlite://robots.db")
+    assert "'robots.db' is read as a host, not a file: write 'sqlite:///robots.db' for a file relative to the " \
+           "working directory, or 'sqlite:////absolute/path.db'" in str(refused.value)
 
 
 @pytest.mark.parametrize(
@@ -59,7 +74,7 @@ def test_redis(uri: str, where: str) -> None:
         ("Memory", "unknown store"),
         ("memcached://localhost", "unknown store 'memcached'"),
         ("/var/cache/rep.db", "unknown store"),
-        ("sqlite://rep.db", "needs a file path"),
+        ("sqlite://rep.db", "is read as a host"),
         ("sqlite://", "needs a file path"),
         ("sqlite:///", "needs a file path"),
         ("sqlite:///tmp/dir/", "needs a file path"),

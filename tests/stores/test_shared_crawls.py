@@ -197,21 +197,3 @@ async def test_a_corrupt_stored_entry_is_ignored_and_fetched_again(shared_backen
 
     read = run(stored())
     assert read is not None and read.body == RULES.encode()
-
-
-@pytest_twisted.ensureDeferred
-async def test_an_unreadable_sqlite_file_is_counted_and_the_crawl_obeys_robots_txt(tmp_path: Path, sites: Any) -> None:
-    """Issue 4: a database that is not one fails every store call; the crawl logs and counts that, fetches robots.txt
-    itself and obeys it (never "allow all")."""
-    path = tmp_path / "cache.db"
-    path.write_bytes(b"not a database" * 100)
-    site = sites()
-    site.route("/robots.txt", robots(RULES))
-    result = await crawl([site.url("/a"), site.url("/private/1")], REP_STORE=f"sqlite://{path}")
-
-    assert result.downloaded == [site.url("/a")]
-    assert result.failed == [(site.url("/private/1"), "IgnoreRequest")]
-    assert site.hits_for("/robots.txt") == 1
-    assert result.stat("rep/store/errors/get") >= 1
-    assert result.stat("rep/store/errors") >= result.stat("rep/store/errors/get")
-    result.assert_accounted()

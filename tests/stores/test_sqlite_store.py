@@ -20,7 +20,7 @@ ORIGIN = "https://example.com"
 
 def test_entries_survive_a_restart(tmp_path: Path) -> None:
     """SPEC 2.2/2.4 across runs: the last good copy and first-failure time are still there after a reopen."""
-    uri = f"sqlite://{tmp_path}/cache.db"
+    uri = f"sqlite:///{tmp_path}/cache.db"
     written = entry(ORIGIN, status=503, error="TimeoutError", first_failure_at=1500.0, failures=2)
 
     async def first_run() -> None:
@@ -42,7 +42,7 @@ def test_database_is_in_wal_mode(tmp_path: Path) -> None:
     path = tmp_path / "cache.db"
 
     async def scenario() -> None:
-        store = open_store(f"sqlite://{path}")
+        store = open_store(f"sqlite:///{path}")
         await store.put(entry(ORIGIN))
         await store.close()
 
@@ -67,7 +67,7 @@ def test_relative_path_is_relative_to_the_working_directory(tmp_path: Path, monk
 def test_processes_sharing_one_file_each_win_distinct_leases(tmp_path: Path) -> None:
     """SPEC 3.2: four processes race for the leases of 200 origins on one file; each origin is won exactly
     once, every winner's entry is stored, and no process hit a lock error."""
-    uri = f"sqlite://{tmp_path}/shared.db"
+    uri = f"sqlite:///{tmp_path}/shared.db"
     origins = [f"https://site{i}.example" for i in range(200)]
     ctx = multiprocessing.get_context("spawn")
     holders = [f"process-{i}" for i in range(4)]
@@ -95,7 +95,7 @@ def test_non_text_record_reads_as_missing(tmp_path: Path) -> None:
     path = tmp_path / "cache.db"
 
     async def scenario() -> tuple[Entry | None, int]:
-        store = open_store(f"sqlite://{path}")
+        store = open_store(f"sqlite:///{path}")
         await store.put(entry(ORIGIN))
         with sqlite3.connect(path) as conn:
             conn.execute("UPDATE rep_entries SET record = 42")
@@ -110,7 +110,7 @@ def test_a_file_that_is_not_a_database_raises_store_error(tmp_path: Path) -> Non
     path.write_bytes(b"this is not an SQLite database" * 100)
 
     async def scenario() -> None:
-        store = open_store(f"sqlite://{path}")
+        store = open_store(f"sqlite:///{path}")
         with pytest.raises(StoreError, match="not a database"):
             await store.get(ORIGIN)
         with pytest.raises(StoreError):  # every call tries again, and fails again
@@ -121,7 +121,7 @@ def test_a_file_that_is_not_a_database_raises_store_error(tmp_path: Path) -> Non
 
 def test_an_unwritable_location_raises_store_error(tmp_path: Path) -> None:
     async def scenario() -> None:
-        store = open_store(f"sqlite://{tmp_path}/missing-dir/cache.db")
+        store = open_store(f"sqlite:///{tmp_path}/missing-dir/cache.db")
         with pytest.raises(StoreError, match="unable to open"):
             await store.get(ORIGIN)
 
@@ -135,7 +135,7 @@ def test_a_database_of_another_schema_version_is_refused(tmp_path: Path) -> None
     conn.close()
 
     async def scenario() -> None:
-        store = open_store(f"sqlite://{path}")
+        store = open_store(f"sqlite:///{path}")
         with pytest.raises(StoreError, match="schema version 7"):
             await store.get(ORIGIN)
 
@@ -148,7 +148,7 @@ def test_a_lock_held_too_long_raises_store_error_and_readers_carry_on(tmp_path: 
     path = tmp_path / "cache.db"
 
     async def scenario() -> None:
-        store = open_store(f"sqlite://{path}?timeout=0.05")
+        store = open_store(f"sqlite:///{path}?timeout=0.05")
         await store.put(entry(ORIGIN))
         blocker = sqlite3.connect(path, isolation_level=None)
         blocker.execute("BEGIN IMMEDIATE")
@@ -172,7 +172,7 @@ def test_a_lock_wait_happens_off_the_event_loop(tmp_path: Path) -> None:
     path = tmp_path / "cache.db"
 
     async def scenario() -> Entry | None:
-        store = open_store(f"sqlite://{path}?timeout=3")
+        store = open_store(f"sqlite:///{path}?timeout=3")
         await store.put(entry(ORIGIN))
         blocker = sqlite3.connect(path, isolation_level=None)
         blocker.execute("BEGIN IMMEDIATE")
@@ -203,7 +203,7 @@ def test_under_a_non_asyncio_reactor_statements_run_inline(tmp_path: Path) -> No
         "    await store.close()\n"
         "task.react(lambda reactor: defer.Deferred.fromCoroutine(main()))\n"
     )
-    done = subprocess.run([sys.executable, "-c", code, f"sqlite://{tmp_path}/cache.db"], capture_output=True,
+    done = subprocess.run([sys.executable, "-c", code, f"sqlite:///{tmp_path}/cache.db"], capture_output=True,
                           text=True, timeout=60, cwd=Path(__file__).resolve().parents[2])
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "read 404 True"

@@ -4,6 +4,7 @@ setting the server came from and the server, never its password."""
 
 from __future__ import annotations
 
+import sqlite3
 import time
 from typing import Any
 
@@ -46,9 +47,38 @@ def password_server(redis_server: RedisServer) -> RedisServer:
     return redis_server
 
 
-def test_memory_and_sqlite_stores_open_without_a_check(tmp_path: Any) -> None:
+def test_a_memory_store_opens_without_a_check_and_a_sqlite_file_is_created_at_start_up(tmp_path: Any) -> None:
     assert isinstance(open_for(), MemoryStore)
     assert isinstance(open_for(REP_STORE=f"sqlite:///{tmp_path}/rep.db"), SQLiteStore)
+    assert (tmp_path / "rep.db").is_file()  # opened and laid out once, so a file that cannot be is known now
+
+
+@pytest.mark.parametrize(
+    ("name", "content", "why"),
+    [
+        ("nodir/rep.db", None, "the directory {tmp}/nodir does not exist"),
+        ("rep.db", b"<html>not a database</html>" * 200, "cannot open {tmp}/rep.db: file is not a database"),
+        ("rep.db", "schema 9", "cannot open {tmp}/rep.db: unknown schema version 9 (this release reads 1)"),
+        ("isadir", "directory", "cannot open {tmp}/isadir: unable to open database file"),
+    ],
+)
+def test_a_sqlite_file_that_cannot_be_opened_is_a_config_error_naming_its_path(tmp_path: Any, name: str,
+                                                                               content: Any, why: str) -> None:
+    """Issue 25: an unusable location fails at start-up, not as a WARNING per origin during the crawl."""
+    if content == "directory":
+        (tmp_path / name).mkdir()
+    elif content == "schema 9":
+        with sqlite3.connect(tmp_path / name) as conn:
+            conn.execute("PRAGMA user_version = 9")
+        conn.close()
+    elif content is not None:
+        (tmp_path / name).write_bytes(content)
+    uri = f"sqlite:///{tmp_path}/{name}"
+    with pytest.raises(ConfigError) as refused:
+        open_for(REP_STORE=uri)
+    assert str(refused.value) == (f"REP_STORE={uri!r}: {why.format(tmp=tmp_path)}; a relative path "
+                                  "(sqlite:///robots.db) is relative to the working directory, an absolute one has "
+                                  "four slashes (sqlite:////abs/robots.db)")
 
 
 def test_bare_redis_uses_redis_url_and_our_own_options(redis_server: RedisServer) -> None:
