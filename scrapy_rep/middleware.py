@@ -58,7 +58,7 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 _Snapshot = tuple[Entry, "AgentRules | None"]
-_ARRIVAL_STATS = {Event.FETCH_STARTED: "rep/cache/misses", Event.EXPIRED: "rep/cache/refreshes"}
+_ARRIVAL_STATS = {Event.EXPIRED: "rep/cache/refreshes"}  # misses and store hits: counted per lookup (refresh.py)
 
 
 class RobotsMiddleware:
@@ -176,7 +176,7 @@ class RobotsMiddleware:
         else:
             self.origins.used(origin.key)
         fetch = FETCH_ON_ARRIVAL.get(state.state)
-        if fetch is not None:
+        if fetch in _ARRIVAL_STATS:
             self.stats.inc_value(_ARRIVAL_STATS[fetch])
         return state, fetch
 
@@ -225,9 +225,10 @@ class RobotsMiddleware:
         try:
             if not await self.places.take(origin.key, origin.robots_url):
                 return  # closing
-            entry, fetched = await self.refresher.current_entry(origin, state.entry)
+            entry, source, fetched = await self.refresher.current_entry(origin, state.entry)
         except Exception as exc:
-            entry, fetched = self._internal_errors.entry_after(state, "fetch", exc, self.crawler.spider), None
+            entry = self._internal_errors.entry_after(state, "fetch", exc, self.crawler.spider)
+            source, fetched = None, None
         finally:
             self.places.release(origin.key)
         if self._closed:
@@ -246,7 +247,7 @@ class RobotsMiddleware:
                 announce(self.crawler, self.internals, self.config, self.stats, origin, robots)
                 self._soft404.check(entry, state.robots_response, self.crawler.spider)
             step = "adopt"
-            self._outcome_log.outcome(state.origin, entry, self.crawler.spider, fetched)
+            self._outcome_log.outcome(state.origin, entry, self.crawler.spider, source, fetched)
         except Exception as exc:
             entry = self._internal_errors.entry_after(state, step, exc, self.crawler.spider)
             rules = state.rules if has_copy(entry) else None

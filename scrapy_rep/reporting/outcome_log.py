@@ -9,6 +9,7 @@ from typing import Any
 from ..config import Clock
 from ..robots.fetch import shown
 from ..robots.policy import REDIRECT_ERRORS, FetchResult, has_copy
+from ..robots.refresh import Source
 from ..stores import Entry, Outcome
 
 #: The documented logger of every middleware line (docs/stats.md), whichever module writes it.
@@ -40,16 +41,20 @@ class OutcomeLog:
     """INFO once per origin each time what its robots.txt means changes; a first plain 2xx (the normal case) is
     logged at DEBUG so that broad crawls do not log a line per origin. When this process downloaded robots.txt, the
     line names where the chain ended (``200 (via http://b/robots.txt after 1 redirect)``) or the redirect target it
-    refused and why (``(redirect to ftp://h/robots.txt refused: not http(s))``)."""
+    refused and why (``(redirect to ftp://h/robots.txt refused: not http(s))``). A line about an entry this process did not
+    download ends with where it came from and how long ago it was fetched: ``(from the store, fetched 2 h ago)``
+    (an earlier run's or another crawler's copy), ``(from another crawler's download, 3 s ago)`` (it held the fetch
+    lease while this one waited); a line without one is about this process's own download."""
 
     def __init__(self, clock: Clock) -> None:
         self.clock = clock
         self._logged: dict[str, str] = {}  # origin -> last outcome logged (its key)
         self._keys: dict[str, str] = {}  # one string per distinct key (a few dozen), shared by the origins
 
-    def outcome(self, origin: str, entry: Entry, spider: Any, fetched: FetchResult | None = None) -> None:
-        """Log ``entry`` if what it means differs from the last line logged for ``origin``; ``fetched`` is the
-        download it came from, when this process made it (None for an entry read from the store)."""
+    def outcome(self, origin: str, entry: Entry, spider: Any, source: Source | None,
+                fetched: FetchResult | None = None) -> None:
+        """Log ``entry`` if what it means differs from the last line logged for ``origin``; ``source`` is where it
+        came from (None: an internal error's entry), ``fetched`` the download, when this process made it."""
         key = f"{entry.status}/{entry.error}/{entry.outcome.value}/{entry.first_failure_at is None}"
         key = self._keys.setdefault(key, key)
         previous = self._logged.get(origin)
@@ -58,8 +63,14 @@ class OutcomeLog:
         self._logged[origin] = key
         label = entry.label + via(fetched)
         plain = previous is None and entry.outcome is Outcome.RULES and not entry.failures
-        logger.log(logging.DEBUG if plain else logging.INFO, "%s robots.txt %s: %s%s", origin, label,
-                   self._meaning(entry), refusal(fetched), extra={"spider": spider})
+        logger.log(logging.DEBUG if plain else logging.INFO, "%s robots.txt %s: %s%s%s", origin, label,
+                   self._meaning(entry), refusal(fetched), self._came_from(entry, source), extra={"spider": spider})
+
+    def _came_from(self, entry: Entry, source: Source | None) -> str:
+        if source is None or source is Source.DOWNLOADED:
+            return ""
+        age = format_duration(self.clock.seconds() - entry.fetched_at)
+        return f" ({source.value}, {'fetched ' if source is Source.STORE else ''}{age} ago)"
 
     def _meaning(self, entry: Entry) -> str:
         if entry.first_failure_at is None:

@@ -15,6 +15,7 @@ exception propagates to the middleware, which treats it as an internal error (a 
 
 from __future__ import annotations
 
+import enum
 import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, NamedTuple, cast
@@ -39,11 +40,21 @@ if TYPE_CHECKING:
 logger = logging.getLogger("scrapy_rep.middleware")
 
 
+class Source(enum.Enum):
+    """Where a current entry came from, as the origin's log line says it (issue 25)."""
+
+    DOWNLOADED = "downloaded"
+    STORE = "from the store"  # fresh there at once: an earlier run's or another crawler's download
+    OTHER_CRAWLER = "from another crawler's download"  # stored while this crawler waited for that one's fetch lease
+
+
 class Current(NamedTuple):
-    """A current entry and, when this process downloaded robots.txt for it, how that download ended (what the log
-    says about redirects; an entry read from the store has no such detail: ``Entry`` stores no URL)."""
+    """A current entry, where it came from and, when this process downloaded robots.txt for it, how that download
+    ended (what the log says about redirects; an entry read from the store has no such detail: ``Entry`` stores no
+    URL)."""
 
     entry: Entry
+    source: Source
     fetched: FetchResult | None = None
 
 
@@ -64,11 +75,14 @@ class Refresher:
 
     async def current_entry(self, origin: Origin, previous: Entry | None) -> Current:
         """A fresh stored entry, else the entry after fetching under the lease. ``previous`` is the entry in
-        effect in this process (it and the stored one count for stale-on-error, SPEC 2.4)."""
+        effect in this process (it and the stored one count for stale-on-error, SPEC 2.4). Each call is one cache
+        lookup, counted once: ``rep/cache/store_hits`` (the store had it fresh) or ``rep/cache/misses`` (it had not:
+        downloaded here, or by the crawler holding the lease, ``rep/cache/misses/other_crawler``)."""
         stored = await self.get(origin.key)
         if stored is not None and stored.is_fresh(self.clock.seconds()):
             self.stats.inc_value("rep/cache/store_hits")
-            return Current(stored)
+            return Current(stored, Source.STORE)
+        self.stats.inc_value("rep/cache/misses")
         # The stored copy may be the only one (e.g. after a restart): it counts for stale-on-error (SPEC 2.4).
         return await self._fetch_under_lease(origin, _latest(previous, stored))
 
@@ -82,35 +96,35 @@ class Refresher:
                 deferLater(cast(IReactorTime, self.clock), self.config.store_poll_interval, lambda: None)
             )
             if self._closed:
-                return Current(_unknown(key, previous, self.clock.seconds()))
+                return Current(_unknown(key, previous, self.clock.seconds()), Source.DOWNLOADED)
             stored = await self._fresh(key)
             if stored is not None:
-                return Current(stored)
+                return Current(stored, Source.OTHER_CRAWLER)
             leased = await self._take_lease(key)
         try:
             if leased:
                 # Another crawler may have fetched, stored and released between our read and our lease.
                 stored = await self._fresh(key)
                 if stored is not None:
-                    return Current(stored)
+                    return Current(stored, Source.OTHER_CRAWLER)
             # leased is None: the store failed; fetch without a lease rather than not at all (SPEC 3.2).
             result = await self.fetcher.fetch(origin)
             if self._closed and result.status is None:  # cut short by our own close: no outcome of the site's
-                return Current(_unknown(key, previous, self.clock.seconds()))
+                return Current(_unknown(key, previous, self.clock.seconds()), Source.DOWNLOADED)
             self._count_download(result)
             entry = next_entry(key, previous, result, self.clock.seconds(), self.config)
             await self.call("put", entry)
         finally:
             if leased:
                 await self._release(key)
-        return Current(entry, result)
+        return Current(entry, Source.DOWNLOADED, result)
 
     async def _fresh(self, origin: str) -> Entry | None:
-        """The stored entry if it is fresh (counted as a store hit), else None."""
+        """The stored entry if it is fresh (another crawler's download: the lookup was counted a miss), else None."""
         stored = await self.get(origin)
         if stored is None or not stored.is_fresh(self.clock.seconds()):
             return None
-        self.stats.inc_value("rep/cache/store_hits")
+        self.stats.inc_value("rep/cache/misses/other_crawler")
         return stored
 
     async def _take_lease(self, origin: str) -> bool | None:

@@ -158,11 +158,13 @@ async def test_an_entry_read_from_the_store_has_no_redirect_detail_spec_3_2(
     site.route("/robots.txt", redirect("ftp://example.com/robots.txt"))
     store = f"sqlite:///{tmp_path / 'robots.db'}"
     caplog.set_level(logging.INFO, logger=LOGGER)
-    await crawl([site.url("/a")], REP_STORE=store)
-    second = await crawl([site.url("/b")], REP_STORE=store)
+    clock = Clock()
+    await crawl([site.url("/a")], REP_STORE=store, REP_CLOCK=lambda: clock)
+    clock.advance(7200)
+    second = await crawl([site.url("/b")], REP_STORE=store, REP_CLOCK=lambda: clock)
     assert second.stat("rep/cache/store_hits") == 1 and site.hits_for("/robots.txt") == 1
     assert [message for _, message in outcome_lines(caplog, site.origin())] == [
         f"{site.origin()} robots.txt BadRedirect: allowing everything (redirect to ftp://example.com/robots.txt "
         "refused: not http(s))",
-        f"{site.origin()} robots.txt BadRedirect: allowing everything",
+        f"{site.origin()} robots.txt BadRedirect: allowing everything (from the store, fetched 120 min ago)",
     ]

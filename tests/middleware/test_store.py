@@ -27,16 +27,25 @@ def polling(clock: Clock, interval: float) -> bool:
 
 
 @pytest_twisted.ensureDeferred
-async def test_a_second_crawler_reads_the_first_ones_entry_spec_3_2(sites: Any, tmp_path: Path) -> None:
+async def test_a_second_crawler_reads_the_first_ones_entry_spec_3_2(sites: Any, tmp_path: Path,
+                                                                     caplog: pytest.LogCaptureFixture) -> None:
     clock = Clock()
     site = sites()
     site.route("/robots.txt", robots(RULES))
     uri = f"sqlite:///{tmp_path / 'rep.db'}"
+    caplog.set_level(logging.DEBUG, logger="scrapy_rep.middleware")
     first = await crawl([site.url("/a")], REP_CLOCK=lambda: clock, REP_STORE=uri)
+    clock.advance(150)
     second = await crawl([site.url("/private"), site.url("/b")], REP_CLOCK=lambda: clock, REP_STORE=uri)
     assert site.hits_for("/robots.txt") == 1
     assert (first.stat("rep/robots/downloads"), second.stat("rep/robots/downloads")) == (1, 0)
-    assert second.stat("rep/cache/store_hits") == 1
+    # Issue 25: the stats and the origin's line say the second crawl's entry came from the store, and how old it is.
+    assert (first.stat("rep/cache/misses"), first.stat("rep/cache/store_hits")) == (1, 0)
+    assert (second.stat("rep/cache/misses"), second.stat("rep/cache/store_hits")) == (0, 1)
+    assert [r.getMessage() for r in caplog.records if " robots.txt 200" in r.getMessage()] == [
+        f"{site.origin()} robots.txt 200: obeying its rules",
+        f"{site.origin()} robots.txt 200: obeying its rules (from the store, fetched 150 s ago)",
+    ]
     assert second.downloaded == [site.url("/b")] and second.stat("rep/requests/forbidden") == 1
 
 
@@ -107,7 +116,9 @@ async def test_a_sqlite_file_that_cannot_be_opened_stops_the_crawl_at_start_up(
 
 
 @pytest_twisted.ensureDeferred
-async def test_a_leased_origin_waits_for_the_other_crawlers_entry_spec_3_2(sites: Any, tmp_path: Path) -> None:
+async def test_a_leased_origin_waits_for_the_other_crawlers_entry_spec_3_2(sites: Any, tmp_path: Path,
+                                                                            caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.DEBUG, logger="scrapy_rep.middleware")
     clock = Clock()
     site = sites()
     site.route("/robots.txt", robots("User-agent: *\nDisallow: /\n"))  # never fetched in this test
@@ -129,7 +140,10 @@ async def test_a_leased_origin_waits_for_the_other_crawlers_entry_spec_3_2(sites
                          spider_kwargs={"phases": [(the_other_crawler_finishes, [])]})
     assert site.hits_for("/robots.txt") == 0
     assert result.downloaded == [site.url("/a")]
-    assert result.stat("rep/cache/store_hits") == 1
+    assert (result.stat("rep/cache/store_hits"), result.stat("rep/cache/misses")) == (0, 1)
+    assert result.stat("rep/cache/misses/other_crawler") == 1  # the store had nothing fresh when first asked
+    assert [r.getMessage() for r in caplog.records if " robots.txt 200" in r.getMessage()] == [
+        f"{origin} robots.txt 200: obeying its rules (from another crawler's download, {clock.seconds():.0f} s ago)"]
     result.assert_accounted()
 
 
