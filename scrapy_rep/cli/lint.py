@@ -1,11 +1,14 @@
 """``scrapy-rep lint ROBOTS [--all] [--json]``: what Google's parser ignores or tolerates, line by line, after the
-findings about the whole file (an HTML page in place of a robots.txt; content past the size cap, SPEC 4.4)."""
+findings about the whole file (an HTML page in place of a robots.txt; content past the size cap and the line the cap
+cuts, SPEC 4.4). On an HTML page the text output lists only the findings about the whole file and counts the rest by
+kind (``--all`` and ``--json`` list every one)."""
 
 from __future__ import annotations
 
 import argparse
 import json
 import re
+from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
@@ -15,13 +18,14 @@ from scrapy_rep.stores import Outcome
 
 from ._common import EXIT_FINDINGS, EXIT_OK, EXIT_UNAVAILABLE, MAX_BYTES, READ_LIMIT
 from ._fetch import Robots, load, looks_like_html
-from ._lint_lines import RULES, Finding, line_findings
+from ._lint_lines import RULES, Finding, bom_length, cut_line_finding, line_findings
 
 #: Text output lists this many findings unless ``--all`` (``--json`` always lists every one).
 SHOWN = 20
 #: The lost rules named in the size-cap finding's text (``--json`` lists every one).
 LOST_NAMED = 5
-_BOM = b"\xef\xbb\xbf"
+#: The kinds of finding about the whole file: on an HTML page, the only ones the text output lists without ``--all``.
+WHOLE_FILE = ("html-page", "past-size-cap", "cut-at-cap")
 _LINE_BREAK = re.compile(rb"\r\n|\r|\n")
 _IGNORED = (LineKind.UNKNOWN, LineKind.UNUSED)
 
@@ -31,7 +35,8 @@ def add_parser(commands: argparse._SubParsersAction[Any]) -> None:
     cmd = commands.add_parser("lint", help="what the parser ignored or tolerated (exit 0 when clean)")
     cmd.add_argument("robots", metavar="ROBOTS",
                      help="robots.txt file, - for stdin, or an http(s) URL (a site URL: its /robots.txt)")
-    cmd.add_argument("--all", action="store_true", help=f"list every finding (default: the first {SHOWN})")
+    cmd.add_argument("--all", action="store_true",
+                     help=f"list every finding (default: the first {SHOWN}; on an HTML page, those about the file)")
     cmd.add_argument("--json", action="store_true", help="machine-readable output (every finding)")
     cmd.set_defaults(run=run_lint)
 
@@ -40,13 +45,16 @@ def lint(body: bytes, max_bytes: int = MAX_BYTES, *, truncated: bool = False,
          content_type: str | None = None) -> list[Finding]:
     """Every finding of ``body``: first the whole-file ones (an HTML page), then each line's, in line order, from
     the matcher's per-line ``report`` (read exactly as ``parse`` reads it), then content past ``max_bytes``, at the
-    line the cap falls in (SPEC 4.4). ``truncated``: ``body`` is only the start of a longer source."""
+    line the cap falls in, and that line when the cap cuts it into something else (SPEC 4.4). ``truncated``:
+    ``body`` is only the start of a longer source."""
     capped = report(body, max_bytes=max_bytes)
     findings = line_findings(capped.lines, body[:max_bytes])
     if looks_like_html(body, content_type):
         findings.insert(0, _html_finding(capped))
     if len(body) > max_bytes:
         findings.append(_past_cap_finding(body, max_bytes, capped, truncated))
+        cut = cut_line_finding(body, max_bytes, capped, truncated)
+        findings += [cut] if cut else []
     return findings
 
 
@@ -80,7 +88,7 @@ def _past_cap_finding(body: bytes, max_bytes: int, capped: ParseReport, truncate
 def lost_rules(body: bytes, max_bytes: int) -> list[tuple[int, str]]:
     """(line number, text) of every allow/disallow line of a group that starts past ``max_bytes``: the matcher reads
     the whole ``body`` (no cap) to find them."""
-    skip = _bom_length(body)
+    skip = bom_length(body)
     text = body[skip:]
     starts = [skip, *(skip + match.end() for match in _LINE_BREAK.finditer(text))]
     raw_lines = _LINE_BREAK.split(text)
@@ -89,11 +97,6 @@ def lost_rules(body: bytes, max_bytes: int) -> list[tuple[int, str]]:
         for line in report(body, max_bytes=None).lines
         if line.kind in RULES and not line.before_user_agent and starts[line.line_num - 1] >= max_bytes
     ]
-
-
-def _bom_length(body: bytes) -> int:
-    """Google extension: any prefix of the UTF-8 BOM at the start is skipped."""
-    return next((size for size in (3, 2, 1) if body.startswith(_BOM[:size])), 0)
 
 
 def _lost_in_words(lost: Sequence[tuple[int, str]], truncated: bool) -> str:
@@ -148,10 +151,28 @@ def run_lint(args: argparse.Namespace) -> int:
     if robots.note:
         print(robots.note)
     print(f"robots.txt {robots.source}: {robots.detail}")
-    shown = len(findings) if args.all else min(SHOWN, len(findings))
-    for finding in findings[:shown]:
+    listed, rest = _listed(findings, args.all)
+    for finding in listed:
         print(finding.as_text())
-    if shown < len(findings):
-        print(f"... and {len(findings) - shown} more")
-    print(_summary(robots, findings, shown))
+    if rest:
+        print(rest)
+    print(_summary(robots, findings, len(listed)))
     return code
+
+
+def _listed(findings: Sequence[Finding], every: bool) -> tuple[Sequence[Finding], str]:
+    """The findings the text output lists, and the line that stands for the others ("": none left out). ``every``
+    (``--all``): all of them. An HTML page (``html-page`` first): its whole-file findings, the others counted by kind
+    (a page's markup gives a finding or two per line, which say nothing the ``html-page`` finding does not); any
+    other file: the first ``SHOWN``."""
+    if every:
+        return findings, ""
+    if findings and findings[0].kind == "html-page":
+        listed = [finding for finding in findings if finding.kind in WHOLE_FILE]
+        counts = Counter(finding.kind for finding in findings if finding.kind not in WHOLE_FILE)
+        kinds = ", ".join(f"{count} {kind}" for kind, count in sorted(counts.items(), key=lambda item: (-item[1],
+                                                                                                          item[0])))
+        rest = f"... and {counts.total()} more about the page's lines, not listed for an HTML page: {kinds}"
+        return listed, rest if counts else ""
+    shown = min(SHOWN, len(findings))
+    return findings[:shown], f"... and {len(findings) - shown} more" if shown < len(findings) else ""

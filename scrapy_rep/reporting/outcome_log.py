@@ -41,10 +41,10 @@ class OutcomeLog:
     """INFO once per origin each time what its robots.txt means changes; a first plain 2xx (the normal case) is
     logged at DEBUG so that broad crawls do not log a line per origin. When this process downloaded robots.txt, the
     line names where the chain ended (``200 (via http://b/robots.txt after 1 redirect)``) or the redirect target it
-    refused and why (``(redirect to ftp://h/robots.txt refused: not http(s))``). A line about an entry this process did not
-    download ends with where it came from and how long ago it was fetched: ``(from the store, fetched 2 h ago)``
-    (an earlier run's or another crawler's copy), ``(from another crawler's download, 3 s ago)`` (it held the fetch
-    lease while this one waited); a line without one is about this process's own download."""
+    refused and why (``(redirect to ftp://h/robots.txt refused: not http(s))``). A line about an entry this process
+    did not download ends with where it came from and how long ago it was fetched: ``(from the store, fetched 2 h
+    ago)`` (an earlier run's or another crawler's copy), ``(from another crawler's download, 3 s ago)`` (it held the
+    fetch lease while this one waited); a line without one is about this process's own download."""
 
     def __init__(self, clock: Clock) -> None:
         self.clock = clock
