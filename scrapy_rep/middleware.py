@@ -202,8 +202,7 @@ class RobotsMiddleware:
                 return
         else:
             assert rules is not None
-            rule = rules.explain(request.url).rule
-            where = f"line {rule.line} ({'Allow' if rule.allow else 'Disallow'}: {rule.written})" if rule else "?"
+            where = rules.explain(request.url).reason  # matcher.cite's words: the rule, and the group it is in
         self._report.forbidden(entry, request, where)
         self._dry_run.forbid(request, entry, where, self.crawler.spider)  # IgnoreRequest unless a dry run
 

@@ -11,7 +11,8 @@ Exit codes (documented in README, "The CLI"):
 * ``3``: robots.txt temporarily unavailable (5xx, 429 or network error: SPEC 2.2 disallows the whole origin);
 * ``4``: an internal error (a bug: the message names the exception).
 
-Errors are one line on stderr, never a traceback. The top of the layout (docs/architecture.md): it may import any
+Errors are one line on stderr, never a traceback, all with one prefix (``_common.ERROR_PREFIX``: ``scrapy-rep:
+error:``), argparse's usage errors included. The top of the layout (docs/architecture.md): it may import any
 room; nothing imports it.
 """
 
@@ -26,7 +27,7 @@ from typing import Any
 from scrapy_rep import __version__
 
 from . import cache, check, lint
-from ._common import EXIT_INTERNAL, EXIT_USAGE, UsageError
+from ._common import EXIT_INTERNAL, EXIT_USAGE, UsageError, error_line
 
 __all__ = ["build_parser", "main"]
 
@@ -39,10 +40,11 @@ def run_demo(args: argparse.Namespace) -> int:
 
 
 class _Parser(argparse.ArgumentParser):
-    """argparse, but a usage error is one line on stderr and exit code 2 (``EXIT_USAGE``)."""
+    """argparse, but a usage error is one line on stderr with the CLI's error prefix and exit code 2 (``EXIT_USAGE``);
+    the subcommand is named by the hint (``try scrapy-rep check --help``)."""
 
     def error(self, message: str) -> Any:
-        raise UsageError(f"{message} (try {self.prog} --help)", self.prog)
+        raise UsageError(f"{message} (try {self.prog} --help)")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -66,7 +68,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = build_parser().parse_args(argv)
         code: int = args.run(args)
     except UsageError as exc:
-        print(f"{exc.prog}: error: {exc}", file=sys.stderr)
+        print(error_line(str(exc)), file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
         return 130
@@ -74,7 +76,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 141
     except Exception as exc:  # the contract is one line, never a traceback; this is a bug to report
-        print(f"scrapy-rep: internal error (please report): {type(exc).__name__}: {exc}", file=sys.stderr)
+        print(error_line(f"internal error (please report): {type(exc).__name__}: {exc}"), file=sys.stderr)
         return EXIT_INTERNAL
     return code
 

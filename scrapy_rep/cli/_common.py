@@ -1,4 +1,5 @@
-"""What every subcommand shares: the exit codes, the usage error, and the defaults the middleware uses."""
+"""What every subcommand shares: the exit codes, the error prefix and the usage error, and the defaults the middleware
+uses."""
 
 from __future__ import annotations
 
@@ -22,11 +23,17 @@ FETCH_TIMEOUT = 30.0
 FETCH_USER_AGENT = f"scrapy-rep/{__version__} (robots.txt tester)"
 
 
-class UsageError(Exception):
-    """Bad input a user can fix: printed as one line (``PROG: error: MESSAGE``), exit code 2."""
+#: How every error the CLI prints starts, whichever subcommand, usage (argparse's included), input or internal: one
+#: line on stderr, ``scrapy-rep: error: MESSAGE`` (``error_line``).
+ERROR_PREFIX = "scrapy-rep: error: "
 
-    def __init__(self, message: str, prog: str = "scrapy-rep"):
-        super().__init__(message)
-        self.prog = prog
+
+def error_line(message: str) -> str:
+    """The one line an error is printed as (``ERROR_PREFIX``); ``message`` names the subcommand where it helps."""
+    return ERROR_PREFIX + message
+
+
+class UsageError(Exception):
+    """Bad input a user can fix: printed as one line (``error_line``), exit code 2."""
 
 

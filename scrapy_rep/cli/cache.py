@@ -86,7 +86,7 @@ def _with_store(args: argparse.Namespace, work: Callable[[Browsable], Awaitable[
     try:
         return asyncio.run(session())
     except StoreError as exc:
-        raise UsageError(f"cannot use store {redact(uri)}: {exc}", "scrapy-rep cache") from None
+        raise UsageError(f"cannot use store {redact(uri)}: {exc}") from None
 
 
 def _stamp(epoch: float | None) -> str:
@@ -222,14 +222,14 @@ def _confirmed(question: str, yes: bool) -> bool:
     if yes:
         return True
     if not sys.stdin.isatty():
-        raise UsageError("purge asks for confirmation and stdin is not a terminal: pass --yes", "scrapy-rep cache")
+        raise UsageError("purge asks for confirmation and stdin is not a terminal: pass --yes")
     print(f"{question} [y/N] ", end="", file=sys.stderr, flush=True)
     return sys.stdin.readline().strip().lower() in ("y", "yes")
 
 
 def run_purge(args: argparse.Namespace) -> int:
     if args.all == bool(args.origins):
-        raise UsageError("purge needs ORIGIN... or --all (not both)", "scrapy-rep cache")
+        raise UsageError("purge needs ORIGIN... or --all (not both)")
     origins = [_origin(value) for value in args.origins]
     args.store = args.store or project_store()
     where = redact(args.store)

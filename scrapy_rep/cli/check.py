@@ -43,8 +43,9 @@ class Result:
     user_agent: list[str]
     allowed: bool
     rule: dict[str, Any] | None
-    reason: str
+    reason: str  # Verdict.reason: the rule and its group as every message words them (matcher.cite)
     usage: dict[str, Preference] = field(default_factory=dict)  # the URL's usage preferences, when allowed
+    group: dict[str, Any] | None = None  # the group obeyed (SPEC 6.2/6.3): {"user_agent": token, "lines": [...]}
 
     def as_text(self) -> str:
         word = "ALLOWED" if self.allowed else "DISALLOWED"
@@ -70,15 +71,14 @@ def check(robots: Robots, urls: Sequence[str], crawlers: Sequence[Crawler]) -> l
     for url in urls:
         for crawler in crawlers:
             verdict = parsed.explain(url, crawler.tokens)
-            usage = parsed.usage(url, crawler.tokens)
-            rule = verdict.rule
-            if rule is None:
-                results.append(Result(url, crawler.label, verdict.allowed, None, "no rule matches", usage))
-                continue
-            kind = "allow" if rule.allow else "disallow"
-            info = {"type": kind, "pattern": rule.written, "line": rule.line}
-            reason = f"{kind}: {rule.written} (line {rule.line})"
-            results.append(Result(url, crawler.label, verdict.allowed, info, reason, usage))
+            rule, group = verdict.rule, verdict.group
+            info = None
+            if rule is not None:  # then a group holds it: group_line is its user-agent line
+                info = {"type": rule.directive.lower(), "pattern": rule.written, "line": rule.line,
+                        "group_line": group.line_of(rule.line) if group is not None else None}
+            obeyed = None if group is None else {"user_agent": group.token, "lines": list(group.lines)}
+            results.append(Result(url, crawler.label, verdict.allowed, info, verdict.reason, dict(verdict.usage),
+                                  obeyed))
     return results
 
 
@@ -127,7 +127,7 @@ def run_check(args: argparse.Namespace) -> int:
             },
             "notes": notes(robots, crawlers),
             "results": [
-                {"url": r.url, "user_agent": r.user_agent, "allowed": r.allowed, "rule": r.rule,
+                {"url": r.url, "user_agent": r.user_agent, "allowed": r.allowed, "rule": r.rule, "group": r.group,
                  "usage": r.usage_json()}
                 for r in results
             ],

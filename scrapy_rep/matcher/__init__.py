@@ -1,10 +1,11 @@
 """Google-faithful robots.txt parsing and matching (SPEC 4-7).
 
 ``parse(body)`` gives a ``Robots`` that answers ``allowed(url, user_agent)`` exactly as Google's reference
-library (google/robotstxt) does, ``explain`` says which rule decided, ``compact(user_agent)`` keeps only what
-deciding for one crawler needs (``AgentRules``, what a broad crawl holds per origin), and ``report(body)`` gives the
-per-line parse results the way Google's RobotsParsingReporter does (for the linter). ``usage`` gives the usage
-preferences (AIPREF Content-Usage, Cloudflare Content-Signal) that apply to an allowed URL.
+library (google/robotstxt) does, ``explain`` says which rule of which group decided (``Verdict.reason``),
+``compact(user_agent)`` keeps only what deciding for one crawler needs (``AgentRules``, what a broad crawl holds per
+origin), and ``report(body)`` gives the per-line parse results the way Google's RobotsParsingReporter does (for the
+linter). ``usage`` gives the usage preferences (AIPREF Content-Usage, Cloudflare Content-Signal) that apply to an
+allowed URL. Every message that shows a line of robots.txt (crawl log, close report, CLI) words it with ``cite``.
 
 The room is pure: it imports nothing of the project, of Scrapy or of Twisted, does no I/O and reads no clock
 (tests/test_layout.py). Its modules are private and re-exported here.
@@ -16,7 +17,7 @@ from ._escape import Body, escape_pattern
 from ._parser import MAX_BYTES, MAX_LINE_BYTES, Key, LineMetadata, ParseHandler, parse_lines
 from ._report import UNUSED_KEYS, LineKind, ParsedLine, ParseReport, report
 from ._robots import Robots, parse
-from ._rules import Rule
+from ._rules import AgentGroup, Rule, cite
 from ._urls import path_params_query
 from ._usage import Preference, aipref_use, usage_problems
 from ._verdict import UserAgent, Verdict
@@ -26,6 +27,7 @@ __all__ = [
     "MAX_BYTES",
     "MAX_LINE_BYTES",
     "UNUSED_KEYS",
+    "AgentGroup",
     "AgentRules",
     "Body",
     "Key",
@@ -40,6 +42,7 @@ __all__ = [
     "UserAgent",
     "Verdict",
     "aipref_use",
+    "cite",
     "escape_pattern",
     "extract_user_agent",
     "is_valid_user_agent",

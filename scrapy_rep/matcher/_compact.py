@@ -1,8 +1,8 @@
 """The compact decision form of a robots.txt for one crawler: what a broad crawl keeps per origin (SPEC 6-7).
 
 A crawl obeys robots.txt as one agent (its product tokens, SPEC 6.3), so of a parsed file it needs only the rules
-of the groups SPEC 6 selects for those tokens, plus the crawl-delay and usage lines of those groups. ``AgentRules``
-keeps exactly that, packed:
+of the groups SPEC 6 selects for those tokens, plus the crawl-delay and usage lines of those groups and which groups
+they are (``group``, for messages). ``AgentRules`` keeps exactly that, packed:
 
 * the rules in rank order (``_index.ranked``: the order in which they decide, SPEC 7.4) as one string of their
   patterns separated by ``"\\n"`` (a pattern never holds a line break: the parser splits lines there), one byte per
@@ -25,7 +25,7 @@ from collections import OrderedDict
 from collections.abc import Sequence
 
 from ._index import RuleIndex
-from ._rules import Rule
+from ._rules import AgentGroup, Rule
 from ._urls import decision_path
 from ._usage import Preference, UsageIndex
 from ._verdict import UserAgent, Verdict
@@ -41,7 +41,8 @@ class AgentRules:
     """The decisions of one robots.txt for one crawler's tokens; see the module docstring. Made by
     ``Robots.compact(user_agent)``; immutable but for its built index."""
 
-    __slots__ = ("_allows", "_index", "_lines", "_patterns", "_usage", "_written", "crawl_delay", "user_agent")
+    __slots__ = ("_allows", "_index", "_lines", "_patterns", "_usage", "_written", "crawl_delay", "group",
+                 "user_agent")
 
     _patterns: str
     _allows: bytes  # per rank, _ALLOW or _DISALLOW; then _ALLOW for rank -1 (no rule matches), as RuleIndex.allows
@@ -50,10 +51,13 @@ class AgentRules:
     _index: RuleIndex | None  # built (hot) or not
 
     def __init__(self, rules: Sequence[Rule], usage: UsageIndex | None, crawl_delay: float | None,
-                 user_agent: UserAgent) -> None:
-        """``rules`` in rank order (``_index.ranked``); ``usage`` of the selected groups, if they have usage lines."""
+                 user_agent: UserAgent, group: AgentGroup | None) -> None:
+        """``rules`` in rank order (``_index.ranked``); ``usage`` of the selected groups, if they have usage lines;
+        ``group``: the selected groups (None: none, so nothing is disallowed)."""
         self.user_agent = user_agent
         """The tokens the form decides for, as given to ``Robots.compact``."""
+        self.group = group
+        """The group these tokens obey (SPEC 6.2/6.3), which every ``explain`` names; None when no group applies."""
         self.crawl_delay = crawl_delay
         """The first valid crawl-delay of the selected groups (SPEC 5.3, 6.5), as ``Robots.crawl_delay`` gives it."""
         self._usage = usage
@@ -90,7 +94,7 @@ class AgentRules:
 
     def explain(self, url: str) -> Verdict:
         """The decision for ``url`` with the rule behind it and, when allowed, its usage preferences: as
-        ``Robots.explain`` (the rule's line and written value included)."""
+        ``Robots.explain`` (the rule's line and written value, and the group, included)."""
         path = decision_path(url)
         rule = None
         if self._lines is not None:
@@ -100,7 +104,7 @@ class AgentRules:
                 rule = self._rule(index, rank)
         allowed = rule is None or rule.allow
         usage = self._usage.lookup(path) if allowed and self._usage is not None else {}
-        return Verdict(allowed, rule, path, self.user_agent, usage)
+        return Verdict(allowed, rule, path, self.user_agent, usage, self.group)
 
     def _rule(self, index: RuleIndex, rank: int) -> Rule:
         assert self._lines is not None

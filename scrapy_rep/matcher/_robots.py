@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from collections.abc import Callable
@@ -13,7 +14,7 @@ from ._compact import AgentRules
 from ._escape import Body, encode_text, escape_bytes
 from ._index import RuleIndex, ranked
 from ._parser import MAX_BYTES, parse_directives
-from ._rules import Rule
+from ._rules import AgentGroup, Rule
 from ._urls import decision_path
 from ._usage import Preference, UsageIndex, UsageLine, content_signal, content_usage
 from ._verdict import UserAgent, Verdict
@@ -26,8 +27,8 @@ _Index = TypeVar("_Index")
 class _Group:
     """Consecutive user-agent lines and the lines that follow them up to the next group (SPEC 6.1)."""
 
-    agents: dict[str, None] = field(default_factory=dict)  # lower-cased product tokens, an ordered set
-    is_global: bool = False
+    agents: dict[str, int] = field(default_factory=dict)  # lower-cased product token -> its first user-agent line
+    global_line: int = 0  # its first "*" user-agent line; 0: not a global group
     rules: list[Rule] = field(default_factory=list)
     crawl_delay: float | None = None
     clean_params: list[str] = field(default_factory=list)
@@ -41,17 +42,19 @@ class Robots:
     agent, so a repeated decision costs a dict lookup, the URL's path, and the index's lookup.
     """
 
-    __slots__ = ("_by_selection", "_groups", "_has_usage", "_indexes", "_usage", "_usage_by_selection", "sitemaps")
+    __slots__ = ("_agent_groups", "_by_selection", "_groups", "_has_usage", "_indexes", "_usage", "_usage_by_selection",
+                 "sitemaps")
 
     def __init__(self, groups: list[_Group], sitemaps: list[str]) -> None:
         self._groups = groups
         self.sitemaps = sitemaps
         """SPEC 5.5: the sitemap URLs, in file order, whatever group they stand in."""
         self._indexes: dict[UserAgent, RuleIndex | None] = {}
-        self._by_selection: dict[tuple[int, ...], RuleIndex | None] = {}
+        self._by_selection: dict[_Selection, RuleIndex | None] = {}
         self._has_usage = any(group.usage for group in groups)
         self._usage: dict[UserAgent, UsageIndex | None] = {}
-        self._usage_by_selection: dict[tuple[int, ...], UsageIndex | None] = {}
+        self._usage_by_selection: dict[_Selection, UsageIndex | None] = {}
+        self._agent_groups: dict[UserAgent, AgentGroup | None] = {}
 
     def allowed(self, url: str, user_agent: UserAgent) -> bool:
         """Whether ``user_agent`` may fetch ``url`` (a full URL or a path; SPEC 7)."""
@@ -70,7 +73,8 @@ class Robots:
         path = decision_path(url)
         rule = None if index is None else index.best(path)
         allowed = rule is None or rule.allow
-        return Verdict(allowed, rule, path, user_agent, self.usage(url, user_agent) if allowed else {})
+        usage = self.usage(url, user_agent) if allowed else {}
+        return Verdict(allowed, rule, path, user_agent, usage, self._group_for(user_agent))
 
     def usage(self, url: str, user_agent: UserAgent) -> dict[str, Preference]:
         """The usage preferences stated for ``url`` to ``user_agent``'s groups (SPEC 6.2): {use: Preference}.
@@ -90,27 +94,29 @@ class Robots:
 
     def crawl_delay(self, user_agent: UserAgent) -> float | None:
         """The first valid ``crawl-delay`` of the groups that apply to ``user_agent`` (SPEC 5.3, 6.5)."""
-        return _crawl_delay(self._select(user_agent))
+        return _crawl_delay(self._select(user_agent)[0])
 
     def compact(self, user_agent: UserAgent) -> AgentRules:
         """The compact decision form for ``user_agent`` (``AgentRules``, what a crawler keeps per origin): it
         decides, explains and gives usage preferences exactly as this ``Robots`` does for ``user_agent``, and keeps
         only the rules, crawl-delay and usage lines of the groups selected for it (SPEC 6.2/6.3), its index built."""
-        groups = self._select(user_agent)
+        groups, token = self._select(user_agent)
+        obeyed = _agent_group(groups, token)
         rules = ranked(rule for group in groups for rule in group.rules)
-        return AgentRules(rules, _usage_index(groups), _crawl_delay(groups), user_agent)
+        return AgentRules(rules, _usage_index(groups, obeyed), _crawl_delay(groups), user_agent, obeyed)
 
     def clean_params(self, user_agent: UserAgent) -> list[str]:
         """The ``clean-param`` values of the groups that apply to ``user_agent``, in file order (SPEC 5.3, 6.5)."""
-        return [value for group in self._select(user_agent) for value in group.clean_params]
+        return [value for group in self._select(user_agent)[0] for value in group.clean_params]
 
     @property
     def agents(self) -> list[str]:
         """The product tokens named by the file's user-agent lines (lower-cased, first-seen order)."""
         return list(dict.fromkeys(agent for group in self._groups for agent in group.agents))
 
-    def _select(self, user_agent: UserAgent) -> list[_Group]:
-        """SPEC 6.2/6.3: the groups naming the first token that any group names; else the ``*`` groups.
+    def _select(self, user_agent: UserAgent) -> tuple[list[_Group], str]:
+        """SPEC 6.2/6.3: the groups naming the first token that any group names, and that token (lower-cased); else
+        the ``*`` groups and ``"*"`` (no group at all: an empty list).
 
         A group naming both ``*`` and the token counts as specific. Google extension: a group that
         names the token but has no rules still hides the ``*`` groups.
@@ -120,8 +126,17 @@ class Robots:
             wanted = ascii_lower(token)
             specific = [group for group in self._groups if wanted in group.agents]
             if specific:
-                return specific
-        return [group for group in self._groups if group.is_global]
+                return specific, wanted
+        return [group for group in self._groups if group.global_line], "*"
+
+    def _group_for(self, user_agent: UserAgent) -> AgentGroup | None:
+        """The group ``user_agent`` obeys (``AgentGroup``), made once per agent."""
+        key = user_agent if isinstance(user_agent, str) else tuple(user_agent)
+        try:
+            return self._agent_groups[key]
+        except KeyError:
+            group = self._agent_groups[key] = _agent_group(*self._select(user_agent))
+            return group
 
     def _index_for(self, user_agent: UserAgent) -> RuleIndex | None:
         """The index of the rules that apply to ``user_agent``; None when there are none."""
@@ -132,32 +147,47 @@ class Robots:
         return self._per_selection(user_agent, self._usage, self._usage_by_selection, _usage_index)
 
     def _per_selection(self, user_agent: UserAgent, per_agent: dict[Any, _Index | None],
-                       per_selection: dict[tuple[int, ...], _Index | None],
-                       build: Callable[[list[_Group]], _Index | None]) -> _Index | None:
-        """What ``build`` makes of ``user_agent``'s groups (SPEC 6.2): built once per selection of groups (agents
-        selecting the same groups share it) and cached per agent."""
-        groups = self._select(user_agent)
-        selection = tuple(id(group) for group in groups)
+                       per_selection: dict[_Selection, _Index | None],
+                       build: Callable[[list[_Group], AgentGroup | None], _Index | None]) -> _Index | None:
+        """What ``build`` makes of ``user_agent``'s groups (SPEC 6.2): built once per selection of groups and the token
+        selecting them (agents selecting the same groups by the same token share it) and cached per agent."""
+        groups, token = self._select(user_agent)
+        selection: _Selection = (token, *(id(group) for group in groups))
         if selection in per_selection:
             index = per_selection[selection]
         else:
-            index = per_selection[selection] = build(groups)
+            index = per_selection[selection] = build(groups, _agent_group(groups, token))
         per_agent[user_agent if isinstance(user_agent, str) else tuple(user_agent)] = index
         return index
+
+
+_Selection = tuple[str | int, ...]  # the selecting token, then the ids of the selected groups
+
+
+def _agent_group(groups: list[_Group], token: str) -> AgentGroup | None:
+    """The ``AgentGroup`` of the groups ``_select`` chose by ``token``; None when it chose none."""
+    if not groups:
+        return None
+    return _shared(token, tuple(group.global_line if token == "*" else group.agents[token] for group in groups))
+
+
+# A crawl obeys one token and most files start their group on one of a few lines: the origins' forms share their
+# AgentGroup (immutable) instead of holding one each. Bounded: a cache, not a registry of every origin.
+_shared = functools.lru_cache(maxsize=1024)(AgentGroup)
 
 
 def _crawl_delay(groups: list[_Group]) -> float | None:
     return next((group.crawl_delay for group in groups if group.crawl_delay is not None), None)
 
 
-def _rule_index(groups: list[_Group]) -> RuleIndex | None:
+def _rule_index(groups: list[_Group], _: AgentGroup | None) -> RuleIndex | None:
     rules = [rule for group in groups for rule in group.rules]
     return RuleIndex(rules) if rules else None
 
 
-def _usage_index(groups: list[_Group]) -> UsageIndex | None:
-    lines = [line for group in groups for line in group.usage]
-    return UsageIndex(lines) if lines else None
+def _usage_index(groups: list[_Group], group: AgentGroup | None) -> UsageIndex | None:
+    lines = [line for selected in groups for line in selected.usage]
+    return UsageIndex(lines, group) if lines else None
 
 
 class _Builder:
@@ -177,12 +207,13 @@ class _Builder:
             self.groups.append(self._group)
             self._in_rules = False
         if value[:1] == b"*" and (len(value) == 1 or value[1:2].isspace()):
-            self._group.is_global = True  # Google extension: "* foo" is still the global group
+            if not self._group.global_line:  # Google extension: "* foo" is still the global group
+                self._group.global_line = line
         else:
             # SPEC 5.6, Google extension: the value is reduced to its product token ("bot/1.0 (x)" names
             # "bot"; "/bot" names the empty token), compared whole with the crawler's token.
             token = _PRODUCT_TOKEN.match(value)
-            self._group.agents[token.group().decode("ascii").lower() if token else ""] = None
+            self._group.agents.setdefault(token.group().decode("ascii").lower() if token else "", line)
 
     def allow(self, line: int, value: bytes) -> None:
         group = self._group

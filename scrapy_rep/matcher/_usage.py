@@ -38,10 +38,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 
 from ._escape import escape_bytes
 from ._pattern import Shape, shape_of
+from ._rules import AgentGroup, cite
 from ._sfdict import parse_dictionary
 
 CONTENT_USAGE = "Content-Usage"
@@ -69,7 +70,8 @@ class Preference:
 
     ``use``: the AIPREF label (``train-ai``, ``search``...) or the Content-Signal key as written, lower-cased
     (``ai-input``); ``allowed``: y/yes; ``source``: ``Content-Usage`` or ``Content-Signal``; ``written``: that line's
-    value as written, for log lines: ``f"line {line} ({source}: {written})"``.
+    value as written; ``group``: the group of the crawler it was looked up for (set by ``UsageIndex``; not compared),
+    so that messages cite the line as rules are cited (``cite``): ``where``.
     """
 
     use: str
@@ -77,9 +79,16 @@ class Preference:
     line: int
     source: str
     written: str
+    group: AgentGroup | None = field(default=None, compare=False)
+
+    @property
+    def where(self) -> str:
+        """``line 5 (Content-Usage: /ai-ok/ train-ai=y) of the 'bot' group (line 1)``."""
+        return cite(self.line, self.source, self.written, self.group)
 
     def __str__(self) -> str:
-        return f"{self.use}={'y' if self.allowed else 'n'} (line {self.line} {self.source}: {self.written})"
+        """``train-ai=y by line 5 (Content-Usage: /ai-ok/ train-ai=y) of the 'bot' group (line 1)``."""
+        return f"{self.use}={'y' if self.allowed else 'n'} by {self.where}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -147,19 +156,23 @@ class UsageIndex:
 
     Contract: ``lookup(path)`` returns the effective preferences (use -> Preference) of an allowed ``path``: those of
     the longest matching Content-Usage rules, combined with every Content-Signal line; cost O(number of Content-Usage
-    rules), each match O(len(pattern) * len(path)) at worst (``Shape.matches``).
+    rules), each match O(len(pattern) * len(path)) at worst (``Shape.matches``). With a ``group`` (the crawler's, for
+    which the lines were selected), the preferences it returns carry it: copied once here, never per lookup.
     """
 
     __slots__ = ("_rules", "_signals")
 
-    def __init__(self, lines: Iterable[UsageLine]) -> None:
+    def __init__(self, lines: Iterable[UsageLine], group: AgentGroup | None = None) -> None:
         rules: list[tuple[int, Shape, tuple[Preference, ...]]] = []
         self._signals: dict[str, Preference] = {}
         for line in lines:
+            preferences = line.preferences
+            if group is not None:
+                preferences = tuple(replace(preference, group=group) for preference in preferences)
             if line.source == CONTENT_USAGE:
-                rules.append((len(line.pattern), shape_of(line.pattern), line.preferences))
+                rules.append((len(line.pattern), shape_of(line.pattern), preferences))
             else:
-                for preference in line.preferences:
+                for preference in preferences:
                     merge(self._signals, preference)
         rules.sort(key=lambda rule: rule[0], reverse=True)
         self._rules = rules

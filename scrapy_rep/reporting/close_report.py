@@ -62,7 +62,9 @@ class CloseReport:
         self.stats = stats
         self.enforce = enforce
         self._origins: dict[str, _Counts] = {}
-        self._rules: Counter[tuple[str, str]] = Counter()  # (origin, "line 2 (Disallow: /)") -> forbidden requests
+        # (origin, the deciding line as matcher.cite words it: "line 2 (Disallow: /) of the '*' group (line 1)")
+        # -> forbidden requests
+        self._rules: Counter[tuple[str, str]] = Counter()
         self._start = _Counts()  # the crawl's start requests
         self._start_origins: dict[str, _Counts] = {}  # per origin, start requests only (tracked origins)
         self._start_rules: Counter[tuple[str, str]] = Counter()  # the same, start requests only
@@ -149,8 +151,8 @@ class CloseReport:
     # -- wording -------------------------------------------------------------------------------------------------
 
     def _how(self, origin: str, counts: _Counts) -> str:
-        """``forbidden by its robots.txt (200): line 2 (Disallow: /)``, ``dropped waiting for its robots.txt
-        (503)``, or both, with their counts."""
+        """``forbidden by its robots.txt (200): line 2 (Disallow: /) of the '*' group (line 1)``, ``dropped waiting
+        for its robots.txt (503)``, or both, with their counts."""
         forbidden = f"forbidden by its robots.txt ({counts.forbidden_by}): {self._rules_of(origin, counts.forbidden)}"
         dropped = f"dropped waiting for its robots.txt ({counts.dropped_by})"
         if not counts.dropped:
@@ -160,8 +162,8 @@ class CloseReport:
         return f"forbidden or dropped: {counts.forbidden} {forbidden}; {counts.dropped} {dropped}"
 
     def _rules_of(self, origin: str, total: int = 0, counter: Counter[tuple[str, str]] | None = None) -> str:
-        """``line 2 (Disallow: /)`` when one rule forbade all ``total``; else ``8 by line 2 (...), 4 by line 4
-        (...)`` (the top ``TOP_RULES``, then ``and N more rules``)."""
+        """``line 2 (Disallow: /) of the '*' group (line 1)`` when one rule forbade all ``total``; else ``8 by line 2
+        (...) of ..., 4 by line 4 (...) of ...`` (the top ``TOP_RULES``, then ``and N more rules``)."""
         counter = self._rules if counter is None else counter
         rules = sorted(((count, where) for (key, where), count in counter.items() if key == origin),
                        key=lambda item: (-item[0], item[1]))

@@ -28,7 +28,8 @@ class Usage:
 
     def refusal(self, request: Request, preferences: dict[str, Preference]) -> str | None:
         """Put ``request``'s preferences (``AgentRules.decide``'s) in its meta and count them; the refusing line (for
-        the forbidden log line and the close report) when they refuse a use of REP_CONTENT_USES, else None."""
+        the forbidden log line and the close report, cited as rules are: ``line 4 (Content-Usage: train-ai=n) of the
+        '*' group (line 1) refuses train-ai``) when they refuse a use of REP_CONTENT_USES, else None."""
         request.meta[META_KEY] = {use: "y" if p.allowed else "n" for use, p in preferences.items()}
         for use, preference in preferences.items():
             self.stats.inc_value(f"rep/usage/{use}/{'y' if preference.allowed else 'n'}")
@@ -37,8 +38,4 @@ class Usage:
             return None
         for preference in refused:
             self.stats.inc_value(f"rep/usage/refused/{preference.use}")
-        return "; ".join(_where(preference) for preference in refused)
-
-
-def _where(preference: Preference) -> str:
-    return f"line {preference.line} ({preference.source}: {preference.written}) refuses {preference.use}"
+        return "; ".join(f"{preference.where} refuses {preference.use}" for preference in refused)

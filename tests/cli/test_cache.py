@@ -108,8 +108,9 @@ def test_show_prints_the_entry_the_body_and_each_decision(uri: str) -> None:
     assert done.returncode == 1, done.stderr  # a URL is disallowed, as check says
     assert "outcome: rules\nstatus: 200\n" in done.stdout
     assert "User-agent: *\nDisallow: /private\n---\n" in done.stdout
-    assert "DISALLOWED  /private/x  [examplebot]  disallow: /private (line 2)" in done.stdout
-    assert "ALLOWED     https://rules.example/ok  [examplebot]  no rule matches" in done.stdout
+    assert "DISALLOWED  /private/x  [examplebot]  line 2 (Disallow: /private) of the '*' group (line 1)" in done.stdout
+    assert "ALLOWED     https://rules.example/ok  [examplebot]  no rule of the '*' group (line 1) matches" in (
+        done.stdout)
 
 
 def test_show_of_an_unavailable_origin_disallows_and_of_a_missing_one_fails(uri: str) -> None:
@@ -291,12 +292,15 @@ def test_show_decides_as_the_projects_crawl(tmp_path: Path, settings: str, token
     done = run_cli("cache", "show", NEWBIE.origin, "/private/secret.html", "/admin/", cwd=where)
     assert done.returncode == 1, done.stderr
     lines = done.stdout.splitlines()
-    assert f"DISALLOWED  /private/secret.html  [{token}]  disallow: /private/ (line 5)" in lines
-    assert f"ALLOWED     /admin/  [{token}]  no rule matches" in lines  # the * group is not this crawler's
+    assert (f"DISALLOWED  /private/secret.html  [{token}]  line 5 (Disallow: /private/) of the 'newbiebot' group "
+            "(line 4)") in lines
+    # the * group is not this crawler's
+    assert f"ALLOWED     /admin/  [{token}]  no rule of the 'newbiebot' group (line 4) matches" in lines
     note = next(line for line in lines if line.startswith("the Scrapy project here: "))
     assert f"obeying robots.txt as {token.split(',')}" in note and why in note
     other = run_cli("cache", "show", NEWBIE.origin, "/private/secret.html", "-u", "Scrapy", cwd=where)
-    assert "ALLOWED     /private/secret.html  [Scrapy]  no rule matches" in other.stdout.splitlines()
+    assert "ALLOWED     /private/secret.html  [Scrapy]  no rule of the '*' group (line 1) matches" in (
+        other.stdout.splitlines())
     assert "the Scrapy project here" not in other.stdout
 
 

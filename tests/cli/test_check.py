@@ -5,6 +5,13 @@ from __future__ import annotations
 import json
 import socket
 from pathlib import Path
+from typing import NoReturn
+
+import pytest
+
+from scrapy_rep.cli import check as check_command
+from scrapy_rep.cli import main
+from scrapy_rep.cli._common import ERROR_PREFIX, EXIT_INTERNAL
 
 from .conftest import run_cli
 
@@ -28,21 +35,55 @@ def test_file_disallowed_url_names_the_deciding_rule_and_exits_1(tmp_path: Path)
     done = run_cli("check", write(tmp_path, ROBOTS), "https://example.com/private/x", "/private/press-kit")
     assert done.returncode == 1
     lines = done.stdout.splitlines()
-    assert lines[1].startswith("DISALLOWED  https://example.com/private/x")
-    assert "disallow: /private/ (line 2)" in lines[1]
-    assert lines[2].startswith("ALLOWED     /private/press-kit") and "allow: /private/press-kit (line 3)" in lines[2]
+    assert lines[1] == ("DISALLOWED  https://example.com/private/x  [Scrapy]  line 2 (Disallow: /private/) of the '*' "
+                        "group (line 1)")
+    assert lines[2] == ("ALLOWED     /private/press-kit  [Scrapy]  line 3 (Allow: /private/press-kit) of the '*' group "
+                        "(line 1)")
 
 
 def test_all_allowed_exits_0_and_says_when_no_rule_matches(tmp_path: Path) -> None:
     done = run_cli("check", write(tmp_path, ROBOTS), "/public", "/")
     assert done.returncode == 0
-    assert done.stdout.count("no rule matches") == 2
+    assert done.stdout.count("no rule of the '*' group (line 1) matches") == 2
+
+
+NEWBIE = """\
+User-agent: *
+Disallow: /
+
+# our friends
+User-agent: newbiebot
+Disallow: /private/
+
+User-agent: newbiebot
+Disallow: /drafts/
+"""
+
+
+def test_the_group_that_decided_is_named(tmp_path: Path) -> None:
+    """Issue 25: which group decided: the crawler's token's groups (merged, SPEC 6.2; '*' not used), their user-agent
+    line, the rule in the words of the crawl log (matcher.cite); no group at all is said too."""
+    path = write(tmp_path, NEWBIE)
+    done = run_cli("check", path, "/private/x", "/drafts/x", "/public", "-u", "newbiebot", "-u", "otherbot")
+    assert done.stdout.splitlines()[1:] == [
+        "DISALLOWED  /private/x  [newbiebot]  line 6 (Disallow: /private/) of the 'newbiebot' group (line 5)",
+        "DISALLOWED  /private/x  [otherbot]  line 2 (Disallow: /) of the '*' group (line 1)",
+        "DISALLOWED  /drafts/x  [newbiebot]  line 9 (Disallow: /drafts/) of the 'newbiebot' group (line 8)",
+        "DISALLOWED  /drafts/x  [otherbot]  line 2 (Disallow: /) of the '*' group (line 1)",
+        "ALLOWED     /public  [newbiebot]  no rule of the 'newbiebot' groups (lines 5, 8) matches",
+        "DISALLOWED  /public  [otherbot]  line 2 (Disallow: /) of the '*' group (line 1)",
+    ]
+    result = json.loads(run_cli("check", path, "/drafts/x", "-u", "NewbieBot", "--json").stdout)["results"][0]
+    assert result["rule"] == {"type": "disallow", "pattern": "/drafts/", "line": 9, "group_line": 8}
+    assert result["group"] == {"user_agent": "newbiebot", "lines": [5, 8]}
+    nobody = run_cli("check", write(tmp_path, "User-agent: a\nDisallow: /\n"), "/x", "-u", "b")
+    assert nobody.returncode == 0 and nobody.stdout.splitlines()[1] == "ALLOWED     /x  [b]  no group names 'b' or '*'"
 
 
 def test_stdin(tmp_path: Path) -> None:
     done = run_cli("check", "-", "/private/a", stdin=ROBOTS)
     assert done.returncode == 1
-    assert "robots.txt <stdin>:" in done.stdout and "disallow: /private/ (line 2)" in done.stdout
+    assert "robots.txt <stdin>:" in done.stdout and "line 2 (Disallow: /private/) of the '*' group" in done.stdout
 
 
 def test_each_user_agent_is_checked_and_a_comma_list_is_one_crawler(tmp_path: Path) -> None:
@@ -63,7 +104,8 @@ def test_json_document(tmp_path: Path) -> None:
     assert document["robots_txt"]["outcome"] == "rules"
     assert document["results"][0] == {
         "url": "/private/a", "user_agent": ["bot"], "allowed": False,
-        "rule": {"type": "disallow", "pattern": "/private/", "line": 2}, "usage": {},
+        "rule": {"type": "disallow", "pattern": "/private/", "line": 2, "group_line": 1},
+        "group": {"user_agent": "*", "lines": [1]}, "usage": {},
     }
     assert document["results"][1]["rule"] is None and document["results"][1]["allowed"] is True
 
@@ -187,12 +229,27 @@ def test_errors_are_one_line_without_traceback(tmp_path: Path, demo_site: dict[s
         ("check", f"{demo_site['rules']}/robots.txt", "https://other.example/x"),
         ("frobnicate",),
         (),
+        ("cache", "purge", "--yes"),
+        ("cache", "show", "not an origin"),
     ]
     for args in cases:
         done = run_cli(*args)
         assert done.returncode == 2, args
         assert "Traceback" not in done.stderr and len(done.stderr.strip().splitlines()) == 1, (args, done.stderr)
-        assert done.stderr.startswith("scrapy-rep"), args
+        assert done.stderr.startswith(ERROR_PREFIX), (args, done.stderr)  # one prefix, whichever subcommand
+    assert run_cli("check", write(tmp_path, ROBOTS)).stderr.startswith(
+        "scrapy-rep: error: the following arguments are required: URL (try scrapy-rep check --help)")
+
+
+def test_an_internal_error_is_one_line_with_the_same_prefix(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    def broken(*_: object) -> NoReturn:
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(check_command, "check", broken)
+    assert main(["check", write(tmp_path, ROBOTS), "/"]) == EXIT_INTERNAL
+    assert capsys.readouterr().err == f"{ERROR_PREFIX}internal error (please report): RuntimeError: boom\n"
 
 
 def test_a_full_user_agent_obeys_its_crawlers_product_token(tmp_path: Path) -> None:
@@ -205,8 +262,8 @@ def test_a_full_user_agent_obeys_its_crawlers_product_token(tmp_path: Path) -> N
     lines = done.stdout.splitlines()
     assert lines[0] == f"obeying as 'newbiebot' (the product token of {bot!r})"
     assert lines[1] == f"{browser!r} has no product token of its own: obeying the '*' group"
-    assert lines[3] == "ALLOWED     /news  [newbiebot]  no rule matches"
-    assert lines[4] == "DISALLOWED  /news  [*]  disallow: / (line 2)"
+    assert lines[3] == "ALLOWED     /news  [newbiebot]  no rule of the 'newbiebot' group (line 4) matches"
+    assert lines[4] == "DISALLOWED  /news  [*]  line 2 (Disallow: /) of the '*' group (line 1)"
     assert done.returncode == 1
 
 
@@ -225,11 +282,11 @@ def test_usage_preferences_in_text_and_json(tmp_path: Path) -> None:
     path = write(tmp_path, USAGE)
     done = run_cli("check", path, "/ai-ok/x", "/never/x", "-u", "bot")
     assert done.stdout.splitlines()[1:] == [
-        "ALLOWED     /ai-ok/x  [bot]  allow: / (line 2)",
-        "            usage: train-ai=y (line 5 Content-Usage: /ai-ok/ train-ai=y), "
-        "search=y (line 6 Content-Signal: search=yes, ai-input=no), "
-        "ai-input=n (line 6 Content-Signal: search=yes, ai-input=no)",
-        "DISALLOWED  /never/x  [bot]  disallow: /never/ (line 3)",
+        "ALLOWED     /ai-ok/x  [bot]  line 2 (Allow: /) of the '*' group (line 1)",
+        "            usage: train-ai=y by line 5 (Content-Usage: /ai-ok/ train-ai=y) of the '*' group (line 1), "
+        "search=y by line 6 (Content-Signal: search=yes, ai-input=no) of the '*' group (line 1), "
+        "ai-input=n by line 6 (Content-Signal: search=yes, ai-input=no) of the '*' group (line 1)",
+        "DISALLOWED  /never/x  [bot]  line 3 (Disallow: /never/) of the '*' group (line 1)",
     ]
     results = json.loads(run_cli("check", path, "/x", "/never/x", "--json", "-u", "bot").stdout)["results"]
     assert results[0]["usage"]["train-ai"] == {

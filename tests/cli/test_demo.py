@@ -28,7 +28,7 @@ def test_demo_reports_every_origin_as_robots_txt_says_and_leaves_nothing_running
     assert done.returncode == 0, done.stdout + done.stderr
     out = done.stdout
     blocks = {m.group(1): m.group(0) for m in re.finditer(r"^(\w+) +(http://\S+).*?(?=^\w|\Z)", out, re.M | re.S)}
-    assert "forbidden 2: /private/accounts (line 3 (Disallow: /private/))" in blocks["rules"]
+    assert "forbidden 2: /private/accounts (line 3 (Disallow: /private/) of the '*' group (line 2))" in blocks["rules"]
     assert f"sitemaps (robots_parsed signal): {blocks['rules'].split()[1]}/sitemap.xml" in blocks["rules"]
     assert "robots.txt: 404" in blocks["missing"] and "crawled 3/3" in blocks["missing"]
     assert "robots.txt: 503 x3, 200" in blocks["flaky"]
@@ -36,7 +36,9 @@ def test_demo_reports_every_origin_as_robots_txt_says_and_leaves_nothing_running
     assert "dropped 3: /, /catalogue, /basket" in blocks["down"] and "crawled 0/3" in blocks["down"]
     assert "robots.txt: 301 -> 302 -> 307 -> 200" in blocks["redirect"]
     assert "crawled 2/3: /, /beyond-the-cap/page" in blocks["oversized"]
-    assert "forbidden 1: /members/profile" in blocks["agents"]
+    # the crawler's own group decides, not '*' (SPEC 6.2), and the report says which (issue 25)
+    assert ("forbidden 1: /members/profile (line 6 (Disallow: /members/) of the 'examplebot' group (line 5))"
+            in " ".join(blocks["agents"].split()))
     assert "follows the examplebot-news group: crawled 3/3" in out
     assert "rep/requests/checked" in out
     assert out.rstrip().endswith("result: every page went as robots.txt says (SPEC 2, 4.4, 6, 7).")

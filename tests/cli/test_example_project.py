@@ -42,7 +42,8 @@ def test_catalog_crawls_as_examplebot_through_the_addon(tmp_path: Path, demo_sit
     base = demo_site["agents"]
     outcomes, log = crawl(tmp_path, "catalog", [f"{base}/", f"{base}/members/profile"])
     assert outcomes[f"{base}/"] == "crawled"
-    assert outcomes[f"{base}/members/profile"].startswith("IgnoreRequest: Forbidden by robots.txt: line 6")
+    assert outcomes[f"{base}/members/profile"] == (
+        "IgnoreRequest: Forbidden by robots.txt: line 6 (Disallow: /members/) of the 'examplebot' group (line 5)")
     assert "'rep/requests/forbidden': 1" in log  # scrapy-rep's stats: the add-on replaced the built-in
     assert "robotstxt/request_count" not in log
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from scrapy_rep.matcher import parse
+from scrapy_rep.matcher import AgentGroup, Verdict, parse
 
 BLOCKS = """user-agent: a          # group for "a"
 disallow: /c
@@ -121,3 +121,65 @@ def test_6_3_token_list_decisions_are_cached_per_list() -> None:
     for _ in range(3):
         assert not robots.allowed("/1", ["googlebot-news", "googlebot"])
         assert robots.allowed("/1", ("googlebot", "googlebot-news"))
+
+
+# -- which group decided: Verdict.group / Verdict.reason, the same from Robots.explain and AgentRules.explain ---------
+
+NEWBIE = """user-agent: *
+disallow: /
+
+# our own crawler
+user-agent: NewbieBot/2.0
+disallow: /private/
+allow: /private/press/
+
+user-agent: otherbot
+disallow: /other/
+
+user-agent: newbiebot
+disallow: /drafts/
+"""
+
+
+def _verdicts(body: str, path: str, agent: str | list[str]) -> list[Verdict]:
+    robots = parse(body)
+    return [robots.explain(path, agent), robots.compact(agent).explain(path)]
+
+
+@pytest.mark.parametrize(("agent", "path", "group", "reason"), [
+    # SPEC 6.2: the token's groups (lines 5 and 12, merged); '*' is not used, though it would disallow everything
+    ("NewbieBot", "/private/x", AgentGroup("newbiebot", (5, 12)),
+     "line 6 (Disallow: /private/) of the 'newbiebot' group (line 5)"),
+    ("newbiebot", "/drafts/x", AgentGroup("newbiebot", (5, 12)),
+     "line 13 (Disallow: /drafts/) of the 'newbiebot' group (line 12)"),
+    ("NewbieBot", "/private/press/a", AgentGroup("newbiebot", (5, 12)),
+     "line 7 (Allow: /private/press/) of the 'newbiebot' group (line 5)"),
+    ("NewbieBot", "/public", AgentGroup("newbiebot", (5, 12)),
+     "no rule of the 'newbiebot' groups (lines 5, 12) matches"),
+    # no group names the token: the '*' group
+    ("Scrapy", "/x", AgentGroup("*", (1,)), "line 2 (Disallow: /) of the '*' group (line 1)"),
+    # SPEC 6.3: the first token that has a group
+    (["nobot", "OtherBot", "newbiebot"], "/other/x", AgentGroup("otherbot", (9,)),
+     "line 10 (Disallow: /other/) of the 'otherbot' group (line 9)"),
+])
+def test_the_verdict_names_the_group_that_decided(agent: str | list[str], path: str, group: AgentGroup,
+                                                  reason: str) -> None:
+    """SPEC 6.2/6.3: the verdict says which group the crawler obeyed: its token and its user-agent line."""
+    for verdict in _verdicts(NEWBIE, path, agent):
+        assert (verdict.group, verdict.reason) == (group, reason)
+
+
+def test_the_group_of_a_multi_agent_group_is_its_line_naming_the_token() -> None:
+    """SPEC 6.1: a group of several user-agent lines: the line naming the obeyed token (a '*' line for '*')."""
+    body = "user-agent: a\nuser-agent: b\nuser-agent: *\ndisallow: /x\n"
+    assert [v.reason for v in _verdicts(body, "/x", "b")] == ["line 4 (Disallow: /x) of the 'b' group (line 2)"] * 2
+    assert [v.reason for v in _verdicts(body, "/x", "c")] == ["line 4 (Disallow: /x) of the '*' group (line 3)"] * 2
+
+
+def test_no_group_applies_says_so() -> None:
+    """SPEC 6.2: no group for the token and no '*' group: everything is allowed, and the verdict says why."""
+    for verdict in _verdicts("user-agent: a\ndisallow: /\n", "/x", "MyBot"):
+        assert verdict.group is None and verdict.allowed
+        assert verdict.reason == "no group names 'MyBot' or '*'"
+        assert str(verdict) == "allowed: no group names 'MyBot' or '*', so no rule applies to '/x'"
+    assert parse("").explain("/x", ["a", "b"]).reason == "no group names 'a', 'b' or '*'"

@@ -157,9 +157,9 @@ def test_explain_names_the_deciding_rule_and_its_line() -> None:
     assert robots.explain("/%C3%BC", "MyBot").rule == Rule(False, "/%C3%BC", 6, "/ü")
     none = robots.explain("/other", "MyBot")
     assert none.allowed and none.rule is None
-    assert str(verdict) == ("disallowed by line 3 (Disallow: /private/), the longest rule for 'MyBot' matching "
-                            "'/private/x'")
-    assert str(none) == "allowed: no rule for 'MyBot' matches '/other'"
+    assert str(verdict) == ("disallowed by line 3 (Disallow: /private/) of the '*' group (line 2), the longest rule "
+                            "for 'MyBot' matching '/private/x'")
+    assert str(none) == "allowed: no rule of the '*' group (line 2) matches '/other'"
     assert robots.explain("/private/x", ["a", "b"]).allowed is False
 
 

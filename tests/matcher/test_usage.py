@@ -51,7 +51,11 @@ def test_attach_draft_example_table(path: str, agent: str, expected: dict[str, s
 def test_preference_fields_and_log_text() -> None:
     pref = parse(ATTACH_EXAMPLE).usage("https://example.com/ai-ok/x?q", "bot")["train-ai"]
     assert pref == Preference("train-ai", True, 5, "Content-Usage", "/ai-ok/ train-ai=y")
-    assert f"line {pref.line} ({pref.source}: {pref.written})" == "line 5 (Content-Usage: /ai-ok/ train-ai=y)"
+    assert pref.where == "line 5 (Content-Usage: /ai-ok/ train-ai=y) of the '*' group (line 1)"  # cited as rules are
+    assert str(pref) == "train-ai=y by line 5 (Content-Usage: /ai-ok/ train-ai=y) of the '*' group (line 1)"
+    assert parse(ATTACH_EXAMPLE).compact("bot").decide("/ai-ok/x")[1]["train-ai"].where == pref.where
+    own = parse(ATTACH_EXAMPLE).compact("ExampleBot").decide("/x")[1]["train-ai"]
+    assert str(own) == "train-ai=y by line 9 (Content-Usage: / train-ai=y) of the 'examplebot' group (line 7)"
 
 
 @pytest.mark.parametrize(("lines", "path", "expected"), [
@@ -223,5 +227,6 @@ def test_explain_carries_the_preferences_of_an_allowed_url() -> None:
     robots = parse("User-agent: *\nDisallow: /private\nContent-Usage: train-ai=n\n")
     allowed = robots.explain("/a", "bot")
     assert {use: p.allowed for use, p in allowed.usage.items()} == {"train-ai": False}
-    assert str(allowed).endswith("; usage: train-ai=n (line 3 Content-Usage: train-ai=n)")
+    assert str(allowed) == ("allowed: no rule of the '*' group (line 1) matches '/a'; "
+                            "usage: train-ai=n by line 3 (Content-Usage: train-ai=n) of the '*' group (line 1)")
     assert robots.explain("/private/x", "bot").usage == {}

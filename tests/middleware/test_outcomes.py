@@ -30,8 +30,8 @@ async def test_2xx_rules_are_obeyed_and_forbidden_requests_logged_spec_2_2_8_1(s
     assert result.stat("rep/robots/status/200") == 1
     result.assert_accounted()
     forbidden = [r.getMessage() for r in caplog.records if r.getMessage().startswith("Forbidden by robots.txt")]
-    assert forbidden == [f"Forbidden by robots.txt: {site.url('/private/x')} (line 3 (Disallow: /private) of "
-                         f"{site.origin()})"]
+    assert forbidden == [f"Forbidden by robots.txt: {site.url('/private/x')} ({site.origin()}/robots.txt line 3 "
+                         "(Disallow: /private) of the '*' group (line 2))"]
 
 
 @pytest.mark.parametrize("status", [400, 401, 403, 404, 410])

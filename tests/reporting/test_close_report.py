@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 import pytest_twisted
 from scrapy import Request
+from twisted.python.failure import Failure
 
 from scrapy_rep.cli.lint import lint
 from scrapy_rep.reporting import close_report
@@ -37,9 +38,9 @@ async def test_an_origin_whose_every_request_is_forbidden_is_named_at_warning(
     result = await crawl([site.url(f"/p{i}") for i in range(3)])
     warnings = messages(caplog, logging.WARNING)
     assert warnings[0] == (f"scrapy-rep: every request of {origin} (3) was forbidden by its robots.txt (200): "
-                           "line 2 (Disallow: /)")
+                           "line 2 (Disallow: /) of the '*' group (line 1)")
     assert close_lines(caplog) == [f"robots.txt forbade 3 requests of 1 origin at close: {origin} 3 (line 2 "
-                                   "(Disallow: /))"]
+                                   "(Disallow: /) of the '*' group (line 1))"]
     assert result.stat("rep/report/origins_all_blocked") == 1
     assert not [m for m in warnings if "looks like an HTML page" in m]
     result.assert_accounted()
@@ -57,8 +58,9 @@ async def test_a_mixed_origin_gets_no_warning_but_its_top_rules_in_the_summary(
     result = await crawl([site.url(p) for p in paths])
     assert messages(caplog, logging.WARNING) == []
     assert close_lines(caplog) == [
-        f"robots.txt forbade 7 requests of 1 origin at close: {origin} 7 (3 by line 2 (Disallow: /x), 2 by line 3 "
-        "(Disallow: /y), 1 by line 4 (Disallow: /z) and 1 more rule)"
+        f"robots.txt forbade 7 requests of 1 origin at close: {origin} 7 (3 by line 2 (Disallow: /x) of the '*' group "
+        "(line 1), 2 by line 3 (Disallow: /y) of the '*' group (line 1), 1 by line 4 (Disallow: /z) of the '*' group "
+        "(line 1) and 1 more rule)"
     ]
     assert result.downloaded == [site.url("/ok")]
     assert result.stat("rep/report/origins_all_blocked") == 0
@@ -80,10 +82,52 @@ async def test_the_summary_is_bounded(
     urls = [a.url("/no1"), a.url("/no2"), a.url("/ok"), b.url("/no"), b.url("/ok"), c.url("/no"), c.url("/ok")]
     result = await crawl(urls, spider_kwargs={"priorities": [9, 9, 9, 5, 5, 0, 0]}, CONCURRENT_REQUESTS=1)
     assert close_lines(caplog) == [
-        f"robots.txt forbade 4 requests of 2 origins at close: {a.origin()} 2 (line 2 (Disallow: /no)), and 1 more "
-        "origin; 1 of origins past the first 2 not detailed (bounded memory)"
+        f"robots.txt forbade 4 requests of 2 origins at close: {a.origin()} 2 (line 2 (Disallow: /no) of the '*' group "
+        "(line 1)), and 1 more origin; 1 of origins past the first 2 not detailed (bounded memory)"
     ]
     assert result.stat("rep/report/untracked_forbidden") == 1
+    result.assert_accounted()
+
+
+NEWBIE = """User-agent: *
+Disallow: /
+
+# our friends
+User-agent: newbiebot
+Disallow: /private/
+"""
+
+
+class ReasonSpider(ListSpider):
+    """Records each failure's message (the IgnoreRequest's reason), as a spider's errback sees it."""
+
+    def __init__(self, urls: list[str], **kwargs: Any) -> None:
+        super().__init__(urls, **kwargs)
+        self.reasons: dict[str, str] = {}
+
+    def failure(self, failure: Failure) -> None:
+        super().failure(failure)
+        self.reasons[failure.request.url] = str(failure.value)  # type: ignore[attr-defined]
+
+
+@pytest_twisted.ensureDeferred
+async def test_the_group_that_decided_is_named_in_every_line(sites: Any, caplog: pytest.LogCaptureFixture) -> None:
+    """Issue 25: a crawler with a group of its own obeys it (SPEC 6.2: '*' is not used, though it disallows
+    everything), and the DEBUG line, the IgnoreRequest and the close report name that group and cite the rule alike
+    (matcher.cite)."""
+    caplog.set_level(logging.DEBUG, logger=LOGGER)
+    site = sites()
+    site.route("/robots.txt", robots(NEWBIE))
+    origin = site.origin()
+    urls = [site.url("/a"), site.url("/private/x"), site.url("/private/y")]
+    result = await crawl(urls, spider=ReasonSpider, REP_USER_AGENT="newbiebot", LOG_LEVEL="DEBUG")
+    rule = "line 6 (Disallow: /private/) of the 'newbiebot' group (line 5)"
+    assert result.downloaded == [site.url("/a")]
+    assert sorted(m for m in messages(caplog, logging.DEBUG) if m.startswith("Forbidden")) == [
+        f"Forbidden by robots.txt: {site.url(p)} ({origin}/robots.txt {rule})" for p in ("/private/x", "/private/y")]
+    assert isinstance(result.spider, ReasonSpider)
+    assert set(result.spider.reasons.values()) == {f"Forbidden by robots.txt: {rule}"}
+    assert close_lines(caplog) == [f"robots.txt forbade 2 requests of 1 origin at close: {origin} 2 ({rule})"]
     result.assert_accounted()
 
 
@@ -112,10 +156,11 @@ async def test_every_start_request_forbidden_across_origins_is_named_at_warning(
     result = await crawl([a.url("/start"), b.url("/start"), b.url("/page")], spider=DepthSpider,
                          spider_kwargs={"depths": [0, 0, 1]})
     assert result.downloaded == [b.url("/page")]
-    details = sorted([f"{a.origin()} 1 forbidden (200: line 2 (Disallow: /))",
-                      f"{b.origin()} 1 forbidden (200: line 3 (Disallow: /start))"])
+    details = sorted([f"{a.origin()} 1 forbidden (200: line 2 (Disallow: /) of the '*' group (line 1))",
+                      f"{b.origin()} 1 forbidden (200: line 3 (Disallow: /start) of the '*' group (line 2))"])
     assert messages(caplog, logging.WARNING) == [
-        f"scrapy-rep: every request of {a.origin()} (1) was forbidden by its robots.txt (200): line 2 (Disallow: /)",
+        f"scrapy-rep: every request of {a.origin()} (1) was forbidden by its robots.txt (200): line 2 (Disallow: /) "
+        "of the '*' group (line 1)",
         f"scrapy-rep: every start request (2) was forbidden or dropped by robots.txt: {', '.join(details)}",
     ]
     assert result.stat("rep/report/start_requests_all_blocked") == 1

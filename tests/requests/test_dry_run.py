@@ -42,7 +42,8 @@ async def test_a_forbidden_page_is_downloaded_in_a_dry_run_and_counted_would_for
     dry = enforce is False
     forbidden = [m for m in messages(caplog, logging.DEBUG) if m.startswith("Forbidden by robots.txt")]
     marker = " (dry run, sent anyway)" if dry else ""
-    assert sorted(forbidden) == [f"Forbidden by robots.txt{marker}: {site.url(p)} (line 2 (Disallow: /) of {origin})"
+    rule = "line 2 (Disallow: /) of the '*' group (line 1)"
+    assert sorted(forbidden) == [f"Forbidden by robots.txt{marker}: {site.url(p)} ({origin}/robots.txt {rule})"
                                  for p in ("/a", "/b")]
     assert sorted(result.downloaded) == ([site.url("/a"), site.url("/b")] if dry else [])
     assert (result.stat("rep/requests/forbidden"), result.stat("rep/requests/allowed"),
@@ -51,14 +52,13 @@ async def test_a_forbidden_page_is_downloaded_in_a_dry_run_and_counted_would_for
     start = [DRY_RUN_WARNING] if dry else []  # said once at start (reporting/startup.py)
     assert messages(caplog, logging.WARNING) == [
         *start,
-        f"scrapy-rep: every request of {origin} (2) {verb} forbidden by its robots.txt (200): line 2 (Disallow: /)"
-        f"{tail}",
+        f"scrapy-rep: every request of {origin} (2) {verb} forbidden by its robots.txt (200): {rule}{tail}",
         f"scrapy-rep: every start request (2) {verb} forbidden or dropped by robots.txt: {origin} 2 forbidden (200: "
-        f"line 2 (Disallow: /)){tail}",
+        f"{rule}){tail}",
     ]
     summary = ("robots.txt would have forbidden 2 requests of 1 origin at close (dry run)" if dry
                else "robots.txt forbade 2 requests of 1 origin at close")
-    assert f"{summary}: {origin} 2 (line 2 (Disallow: /))" in messages(caplog)
+    assert f"{summary}: {origin} 2 ({rule})" in messages(caplog)
     result.assert_accounted()
 
 

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import logging
 from collections import Counter
 from typing import Any
 
@@ -62,12 +63,18 @@ async def test_preferences_are_reported_and_nothing_is_dropped_without_declared_
 
 @pytest.mark.parametrize("declared", [["train-ai"], ["ai-train"], "train-ai,search"])
 @pytest_twisted.ensureDeferred
-async def test_a_refused_declared_use_drops_the_request_like_a_disallowed_one(sites: Any, declared: Any) -> None:
+async def test_a_refused_declared_use_drops_the_request_like_a_disallowed_one(
+    sites: Any, declared: Any, caplog: pytest.LogCaptureFixture
+) -> None:
     """``REP_CONTENT_USES`` declares training: ``/a`` (train-ai=n) is forbidden and never requested, ``/ai-ok/b``
-    (train-ai=y) is crawled. Content-Signal's name ``ai-train`` is the same use."""
+    (train-ai=y) is crawled. Content-Signal's name ``ai-train`` is the same use. The DEBUG line cites the refusing
+    line as rules are cited, with its group (matcher.cite)."""
+    caplog.set_level(logging.DEBUG, logger="scrapy_rep.middleware")
     site = site_with(sites, AIPREF)
     urls = [site.url("/a"), site.url("/ai-ok/b"), site.url("/private/x")]
-    result = await crawl(urls, spider=UsageSpider, REP_CONTENT_USES=declared)
+    result = await crawl(urls, spider=UsageSpider, REP_CONTENT_USES=declared, LOG_LEVEL="DEBUG")
+    assert (f"Forbidden by robots.txt: {site.url('/a')} ({site.origin()}/robots.txt line 4 (Content-Usage: "
+            "train-ai=n) of the '*' group (line 1) refuses train-ai)") in [r.getMessage() for r in caplog.records]
     assert result.downloaded == [site.url("/ai-ok/b")]
     assert sorted(result.failed) == sorted([(site.url("/a"), "IgnoreRequest"), (site.url("/private/x"),
                                                                               "IgnoreRequest")])
