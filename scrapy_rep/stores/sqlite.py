@@ -94,13 +94,11 @@ class SQLiteStore:
         if not os.path.isdir(directory):
             raise StoreError(f"the directory {directory} does not exist")
         try:
-            conn = sqlite3.connect(self.path, timeout=self._timeout, isolation_level=None)
-            try:
-                _prepare_within(conn, self.path, self._timeout)
-            finally:
-                conn.close()
+            self._connection()
         except sqlite3.Error as exc:
             raise StoreError(f"cannot open {os.path.abspath(self.path)}: {exc}") from None
+        finally:
+            self._disconnect()  # the worker thread opens its own on the first call
 
     async def get(self, origin: str) -> Entry | None:
         rows, _ = await self._run("SELECT record FROM rep_entries WHERE origin = ?", (origin,))
