@@ -95,8 +95,12 @@ class RuleIndex:
         # included) with a wildcard bucket; -1 for none. A parent comes before its children: its values are final.
         self._keys = keys = sorted(plain.keys() | by_first.keys())
         self._parents = parents = prefix_parents(keys)
-        self._plain = best_plain = [-1] * len(keys)
         self._first_bucket = first_bucket = [-1] * len(keys)
+        if not by_first and max(parents, default=-1) < 0:  # common: no nesting, no bucket; every key is plain's
+            self._plain = list(map(plain.__getitem__, keys))
+            self._buckets, self._next_bucket, self._wild_top = {}, {}, self._wild.top
+            return
+        self._plain = best_plain = [-1] * len(keys)
         for i, key in enumerate(keys):
             rank = plain.get(key, -1)
             bucket = i if key in by_first else -1
@@ -108,7 +112,7 @@ class RuleIndex:
                     bucket = first_bucket[parent]
             best_plain[i] = rank
             first_bucket[i] = bucket
-        self._buckets = {i: by_first[key] for i, key in enumerate(keys) if key in by_first}
+        self._buckets = {i: by_first[key] for i, key in enumerate(keys) if key in by_first} if by_first else {}
         self._next_bucket = {i: first_bucket[parents[i]] if parents[i] >= 0 else -1 for i in self._buckets}
         self._wild_top = max(self._wild.top, max((bucket[0][0] for bucket in by_first.values()), default=-1))
 

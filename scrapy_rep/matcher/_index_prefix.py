@@ -37,9 +37,12 @@ def prefix_parents(keys: list[str]) -> list[int]:
     """For sorted distinct ``keys``, the index of each key's longest proper-prefix key (-1 if none).
 
     In sorted order the keys starting with a key K directly follow K, so a key's parent is the key before it or
-    one of that key's ancestors.
+    one of that key's ancestors; and when no key starts with the one before it, no key is a prefix of another
+    (found by one C-level pass: then there is nothing to walk).
     """
     parents = [-1] * len(keys)
+    if not any(map(str.startswith, keys[1:], keys)):
+        return parents
     for i in range(1, len(keys)):
         key, j = keys[i], i - 1
         while j >= 0 and not key.startswith(keys[j]):

@@ -19,6 +19,9 @@ by rank and read only while its ranks beat the best match so far; a candidate is
 from __future__ import annotations
 
 from bisect import bisect_left
+from collections import Counter
+from collections.abc import Iterator
+from itertools import chain
 from operator import itemgetter
 
 from ._index_prefix import PrefixTable
@@ -28,7 +31,7 @@ _GRAM = 3  # trigram keys: long enough to be selective, short enough that most w
 _SCAN_AT_LEAST = 16  # candidates tested one by one even against a shorter path: cheaper than the trigram buckets
 Trigram = tuple[str, str, str]  # three characters: ``set(zip(...))`` lists a text's trigrams in C
 Bucket = list[tuple[int, Shape]]  # shapes with their rank, highest rank first
-_rank_of = itemgetter(0)
+_rank_of_item = itemgetter(1)  # of a (shape, rank) item
 
 
 class WildcardIndex:
@@ -46,26 +49,34 @@ class WildcardIndex:
         self.by_first: dict[str, Bucket] = {}
         suffix: dict[str, Bucket] = {}
         infix: list[tuple[int, str, Shape]] = []
-        for shape, rank in shapes.items():
-            tail = len(shape.rest[-1]) if shape.anchored else 0
-            piece = max(shape.rest, key=len)
-            if max(len(shape.first), tail) < _GRAM <= len(piece):
+        suffix_top = -1
+        # Highest rank first, so that every bucket and the infix list come out in rank order without sorting each.
+        for shape, rank in sorted(shapes.items(), key=_rank_of_item, reverse=True):
+            first, rest, anchored = shape
+            tail = len(rest[-1]) if anchored else 0
+            piece = rest[0] if len(rest) == 1 else max(rest, key=len)
+            if len(first) < _GRAM <= len(piece) and tail < _GRAM:
                 infix.append((rank, piece, shape))
-            elif tail > len(shape.first):
-                suffix.setdefault(shape.rest[-1][::-1], []).append((rank, shape))
+            elif tail > len(first):
+                if suffix_top < 0:
+                    suffix_top = rank
+                key = rest[-1][::-1]
+                if key in suffix:
+                    suffix[key].append((rank, shape))
+                else:
+                    suffix[key] = [(rank, shape)]
+            elif first in self.by_first:
+                self.by_first[first].append((rank, shape))
             else:
-                self.by_first.setdefault(shape.first, []).append((rank, shape))
-        for bucket in (*self.by_first.values(), *suffix.values()):
-            bucket.sort(key=_rank_of, reverse=True)
-        infix.sort(key=_rank_of, reverse=True)
-        self._suffix = PrefixTable(suffix)  # reversed keys
+                self.by_first[first] = [(rank, shape)]
+        self._suffix = PrefixTable(suffix) if suffix else _NO_SUFFIXES  # reversed keys
         self._suffix_buckets = [suffix[key] for key in self._suffix.keys]
         self._suffix_ends = frozenset(key[0] for key in suffix)  # the last characters of the (non-empty) suffixes
         self._infix = infix
         self._infix_above = [-entry[0] for entry in infix]  # ascending: bisect counts the ranks above a rank
         self._grams: dict[Trigram, Bucket] | None = None  # built on first need: most groups never need it
         # The best rank of each structure: a structure is skipped when a better rule already matched.
-        self._tops = (max((bucket[0][0] for bucket in suffix.values()), default=-1), infix[0][0] if infix else -1)
+        self._tops = (suffix_top, infix[0][0] if infix else -1)
         self.top = max(self._tops)
 
     def best(self, path: str, rank: int) -> int:
@@ -96,6 +107,9 @@ class WildcardIndex:
         return rank
 
 
+_NO_SUFFIXES = PrefixTable(())  # shared by the many indexes without anchored suffixes; never changes
+
+
 def scan(bucket: Bucket, path: str, rank: int) -> int:
     """The best rank among ``rank`` and the shapes of ``bucket`` matching ``path``; stops at the first match."""
     for candidate, shape in bucket:
@@ -106,20 +120,22 @@ def scan(bucket: Bucket, path: str, rank: int) -> int:
     return rank
 
 
-def _trigrams(text: str) -> set[Trigram]:
-    """The trigrams of ``text``."""
-    return set(zip(text, text[1:], text[2:], strict=False))  # the shorter slices end it
+def _trigrams(text: str) -> Iterator[Trigram]:
+    """The trigrams of ``text``, in order (repeats included)."""
+    return zip(text, text[1:], text[2:], strict=False)  # the shorter slices end it
 
 
 def _by_rarest_trigram(infix: list[tuple[int, str, Shape]]) -> dict[Trigram, Bucket]:
-    """Buckets of the infix shapes (in rank order) keyed by the trigram of their piece that fewest pieces have."""
-    grams_of = [_trigrams(piece) for _, piece, _ in infix]
-    counts: dict[Trigram, int] = {}
-    for grams in grams_of:
-        for gram in grams:
-            counts[gram] = counts.get(gram, 0) + 1
+    """Buckets of the infix shapes (in rank order) keyed by the trigram of their piece that fewest pieces have (the
+    first such in the piece, so the buckets do not depend on hashing). Counted and chosen by C-level ``Counter`` and
+    ``min`` steps: this is built during a decision, the first one that needs it."""
+    counts = Counter(chain.from_iterable(set(_trigrams(piece)) for _, piece, _ in infix))
+    rarity = counts.__getitem__
     buckets: dict[Trigram, Bucket] = {}
-    for (rank, _, shape), grams in zip(infix, grams_of, strict=True):
-        key = min(sorted(grams), key=counts.__getitem__)
-        buckets.setdefault(key, []).append((rank, shape))
+    for rank, piece, shape in infix:
+        key = min(_trigrams(piece), key=rarity)
+        if key in buckets:
+            buckets[key].append((rank, shape))
+        else:
+            buckets[key] = [(rank, shape)]
     return buckets

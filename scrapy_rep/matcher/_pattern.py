@@ -50,12 +50,20 @@ class Shape(NamedTuple):
 
 
 def shape_of(pattern: str) -> Shape:
-    """The canonical shape of ``pattern``: ``$`` anchors only as the last character, elsewhere it is literal."""
-    anchored = pattern.endswith("$")
+    """The canonical shape of ``pattern``: ``$`` anchors only as the last character, elsewhere it is literal.
+
+    Made for every wildcard rule when an index is built, so the tuple is made by ``tuple.__new__`` (C) rather than
+    the named tuple's Python-level ``__new__``.
+    """
+    anchored = pattern[-1:] == "$"
     pieces = (pattern[:-1] if anchored else pattern).split("*")
     if anchored and len(pieces) > 1 and not pieces[-1]:
         anchored = False  # `X*$` matches whatever starts with X, as `X` does (SPEC 7.3)
-    return Shape(pieces[0], tuple(filter(None, pieces[1:])), anchored)  # empty pieces dropped
+    rest = pieces[1:]
+    return _new_shape(Shape, (pieces[0], tuple(filter(None, rest)) if "" in rest else tuple(rest), anchored))
+
+
+_new_shape = tuple.__new__
 
 
 def matches(pattern: str, path: str) -> bool:
