@@ -8,8 +8,9 @@ Each wildcard shape is filed under the most selective literal it has:
   queried with the reversed path;
 * otherwise one of its pieces (``/*/private/``: the path contains ``/private/``), looked up either by testing the
   piece against the path, one candidate at a time in rank order (when few candidates could beat the best match
-  so far), or through the rarest trigram of the piece, with the path's own trigrams (when many could): the cost
-  is O(min(candidates, len(path))) lookups.
+  so far), or through rare trigrams of the piece, with the path's own trigrams (when many could): the cost is
+  O(min(candidates, len(path))) lookups, a third of len(path) for pieces of 5 characters or more, which are found
+  from the trigrams at every third position of the path (see ``_by_rarest_trigrams``).
 
 A shape with no literal of 3 characters or more stays under its (short, possibly empty) first piece: such a
 pattern is short, hence of low priority, and is skipped as soon as a longer rule matched. Every bucket is sorted
@@ -28,9 +29,11 @@ from ._index_prefix import PrefixTable
 from ._pattern import Shape
 
 _GRAM = 3  # trigram keys: long enough to be selective, short enough that most wildcard pieces have one
+_STEP = 3  # a path is probed for the long pieces at every third position (see _by_rarest_trigrams)
 _SCAN_AT_LEAST = 16  # candidates tested one by one even against a shorter path: cheaper than the trigram buckets
 Trigram = tuple[str, str, str]  # three characters: ``set(zip(...))`` lists a text's trigrams in C
 Bucket = list[tuple[int, Shape]]  # shapes with their rank, highest rank first
+Infix = list[tuple[int, str, Shape]]  # shapes with their rank and the piece they are found by, highest rank first
 _rank_of_item = itemgetter(1)  # of a (shape, rank) item
 
 
@@ -48,7 +51,7 @@ class WildcardIndex:
     def __init__(self, shapes: dict[Shape, int]) -> None:
         self.by_first: dict[str, Bucket] = {}
         suffix: dict[str, Bucket] = {}
-        infix: list[tuple[int, str, Shape]] = []
+        infix: Infix = []
         suffix_top = -1
         # Highest rank first, so that every bucket and the infix list come out in rank order without sorting each.
         for shape, rank in sorted(shapes.items(), key=_rank_of_item, reverse=True):
@@ -74,7 +77,8 @@ class WildcardIndex:
         self._suffix_ends = frozenset(key[0] for key in suffix)  # the last characters of the (non-empty) suffixes
         self._infix = infix
         self._infix_above = [-entry[0] for entry in infix]  # ascending: bisect counts the ranks above a rank
-        self._grams: dict[Trigram, Bucket] | None = None  # built on first need: most groups never need it
+        # built on first need: most groups never need it
+        self._grams: tuple[dict[Trigram, Bucket], Infix | dict[Trigram, Bucket]] | None = None
         # The best rank of each structure: a structure is skipped when a better rule already matched.
         self._tops = (suffix_top, infix[0][0] if infix else -1)
         self.top = max(self._tops)
@@ -99,11 +103,22 @@ class WildcardIndex:
                 return rank
             grams = self._grams
             if grams is None:
-                grams = self._grams = _by_rarest_trigram(infix)
+                grams = self._grams = _by_rarest_trigrams(infix)
             # many: those filed under a trigram of the path (dict_keys & iterable probes the dict per trigram
-            # instead of building the path's trigram set first)
-            for gram in grams.keys() & zip(path, path[1:], path[2:], strict=False):
-                rank = scan(grams[gram], path, rank)
+            # instead of building the path's trigram set first). The long pieces are found from the trigrams at
+            # every _STEP-th position of the path (see _by_rarest_trigrams), the short ones from all of them.
+            sampled, short = grams
+            for gram in sampled.keys() & zip(path[::_STEP], path[1::_STEP], path[2::_STEP], strict=False):
+                rank = scan(sampled[gram], path, rank)
+            if isinstance(short, list):  # few short pieces: each tested against the path
+                for candidate, piece, shape in short:
+                    if candidate <= rank:
+                        break
+                    if piece in path and shape.matches(path):
+                        return candidate
+            else:
+                for gram in short.keys() & _trigrams(path):
+                    rank = scan(short[gram], path, rank)
         return rank
 
 
@@ -125,17 +140,33 @@ def _trigrams(text: str) -> Iterator[Trigram]:
     return zip(text, text[1:], text[2:], strict=False)  # the shorter slices end it
 
 
-def _by_rarest_trigram(infix: list[tuple[int, str, Shape]]) -> dict[Trigram, Bucket]:
-    """Buckets of the infix shapes (in rank order) keyed by the trigram of their piece that fewest pieces have (the
-    first such in the piece, so the buckets do not depend on hashing). Counted and chosen by C-level ``Counter`` and
-    ``min`` steps: this is built during a decision, the first one that needs it."""
-    counts = Counter(chain.from_iterable(set(_trigrams(piece)) for _, piece, _ in infix))
-    rarity = counts.__getitem__
-    buckets: dict[Trigram, Bucket] = {}
+def _by_rarest_trigrams(infix: Infix) -> tuple[dict[Trigram, Bucket], Infix | dict[Trigram, Bucket]]:
+    """The infix shapes (in rank order) filed under rare trigrams of their piece: (long, short).
+
+    A path is probed at every ``_STEP``-th position only (positions 0, 3, 6...), so a piece of ``_GRAM + _STEP - 1``
+    characters or more is filed once per residue class of offsets in the piece: wherever the piece stands in a
+    path, one class of its offsets falls on probed positions, and its rarest trigram in that class is probed.
+    Shorter pieces are kept as a list, tested one by one, when there are at most ``_SCAN_AT_LEAST`` of them, else
+    filed once, under their rarest trigram, and probed at every position. The rarest trigram is the one fewest
+    pieces have (the first such in the piece, so the buckets do not depend on hashing). Counted and chosen by
+    C-level ``Counter`` and ``min`` steps: this is built during a decision, the first one that needs it.
+    """
+    rarity = Counter(chain.from_iterable(set(_trigrams(piece)) for _, piece, _ in infix)).__getitem__
+    long: dict[Trigram, Bucket] = {}
+    short_grams: dict[Trigram, Bucket] = {}
+    short = [entry for entry in infix if len(entry[1]) < _GRAM + _STEP - 1]
     for rank, piece, shape in infix:
-        key = min(_trigrams(piece), key=rarity)
-        if key in buckets:
-            buckets[key].append((rank, shape))
+        if len(piece) < _GRAM + _STEP - 1:
+            if len(short) <= _SCAN_AT_LEAST:
+                continue
+            keys, buckets = {min(_trigrams(piece), key=rarity)}, short_grams
         else:
-            buckets[key] = [(rank, shape)]
-    return buckets
+            classes = (zip(piece[start::_STEP], piece[start + 1 :: _STEP], piece[start + 2 :: _STEP], strict=False)
+                       for start in range(_STEP))  # the trigrams at offsets start, start + _STEP...
+            keys, buckets = {min(grams, key=rarity) for grams in classes}, long
+        for key in keys:
+            if key in buckets:
+                buckets[key].append((rank, shape))
+            else:
+                buckets[key] = [(rank, shape)]
+    return long, short if len(short) <= _SCAN_AT_LEAST else short_grams

@@ -97,6 +97,25 @@ def test_infix_candidates_are_confirmed(words: list[str]) -> None:
     assert index.best("/xabc") is None
 
 
+@pytest.mark.parametrize("short", [0, 5, 30])
+def test_infix_pieces_found_at_every_offset(short: int) -> None:
+    """More infix candidates than path characters: long pieces are probed at every third position of the path (each
+    filed once per offset class), short ones tested one by one (few) or probed at every position (many). Each piece,
+    wherever it stands in the path, is found: the index agrees with the naive scan at offsets 0 to 6."""
+    words = [ascii_lowercase[i : i + 3 + i % 6] for i in range(20)]  # long: 3..8 characters, some of them 5+
+    words += [f"{ascii_lowercase[i % 26]}{i}"[:4].ljust(3, "q") for i in range(short)]  # short: 3-4 characters
+    rules = [rule(i % 3 == 0, f"/*{word}", line) for line, (i, word) in enumerate(enumerate(words), 1)]
+    index = RuleIndex(rules)
+    for word in words:
+        for offset in range(7):
+            path = "/" + "z" * offset + word + "z"
+            assert index.best(path) is reference_best(rules, path), (word, offset)
+    assert index.best("/zzzz") is None
+    grams = index._wild._grams  # the decisions above went through the trigram buckets, short pieces as said
+    assert grams is not None
+    assert isinstance(grams[1], list) == (short <= 16)
+
+
 def test_wildcard_buckets_along_the_prefix_chain() -> None:
     """Wildcard rules filed under nested first pieces (and under a plain key's prefix) are all candidates."""
     rules = [rule(False, "/shop/a*x", 1), rule(False, "/*b", 2), rule(True, "/sh*p/q", 3), rule(True, "/shop/ab", 4)]
