@@ -7,6 +7,7 @@ matching (SPEC 4-7) but keeps its own fetch semantics. ``RobotsMiddleware`` send
 
 from __future__ import annotations
 
+import functools
 from typing import TYPE_CHECKING
 
 from scrapy.robotstxt import RobotParser as ScrapyRobotParser
@@ -45,5 +46,8 @@ def _text(value: str | bytes) -> str:
     return value.decode("utf-8", errors="replace") if isinstance(value, bytes) else value
 
 
+# Scrapy asks with the same User-Agent (its ROBOTSTXT_USER_AGENT, else the request's header) on every request: the
+# token is read from it once, not per decision. Bounded: a cache, not a registry of every agent ever seen.
+@functools.lru_cache(maxsize=64)
 def _token(user_agent: str | bytes) -> str:
     return extract_user_agent(_text(user_agent).strip())

@@ -21,6 +21,7 @@ from ._verdict import UserAgent, Verdict
 
 _PRODUCT_TOKEN = re.compile(rb"[A-Za-z_-]*")
 _Index = TypeVar("_Index")
+_Value = TypeVar("_Value")
 
 
 @dataclass(slots=True)
@@ -130,12 +131,13 @@ class Robots:
         return [group for group in self._groups if group.global_line], "*"
 
     def _group_for(self, user_agent: UserAgent) -> AgentGroup | None:
-        """The group ``user_agent`` obeys (``AgentGroup``), made once per agent."""
+        """The group ``user_agent`` obeys (``AgentGroup``), made once per agent (of the last ``_AGENTS_KEPT``)."""
         key = user_agent if isinstance(user_agent, str) else tuple(user_agent)
         try:
             return self._agent_groups[key]
         except KeyError:
-            group = self._agent_groups[key] = _agent_group(*self._select(user_agent))
+            group = _agent_group(*self._select(user_agent))
+            _keep(self._agent_groups, key, group)
             return group
 
     def _index_for(self, user_agent: UserAgent) -> RuleIndex | None:
@@ -150,15 +152,36 @@ class Robots:
                        per_selection: dict[_Selection, _Index | None],
                        build: Callable[[list[_Group], AgentGroup | None], _Index | None]) -> _Index | None:
         """What ``build`` makes of ``user_agent``'s groups (SPEC 6.2): built once per selection of groups and the token
-        selecting them (agents selecting the same groups by the same token share it) and cached per agent."""
+        selecting them (agents selecting the same groups by the same token share it: at most one per token the file
+        names, plus ``*``) and cached per agent, for the last ``_AGENTS_KEPT`` agents (a sequence of tokens under
+        its tuple)."""
+        key = user_agent if isinstance(user_agent, str) else tuple(user_agent)
+        cached = per_agent.get(key, _UNSET)  # a sequence of tokens is cached under its tuple
+        if cached is not _UNSET:
+            return cached
         groups, token = self._select(user_agent)
         selection: _Selection = (token, *(id(group) for group in groups))
         if selection in per_selection:
             index = per_selection[selection]
         else:
             index = per_selection[selection] = build(groups, _agent_group(groups, token))
-        per_agent[user_agent if isinstance(user_agent, str) else tuple(user_agent)] = index
+        _keep(per_agent, key, index)
         return index
+
+
+#: The agents a ``Robots`` keeps its per-agent lookups for (each a dict entry pointing at what is built per
+#: selection of groups, which is bounded by the file). A file asked for more agents than this, as a service deciding
+#: for arbitrary User-Agent strings may ask it, starts its per-agent caches again rather than grow without limit.
+_AGENTS_KEPT = 64
+_UNSET: Any = object()  # what a per-agent cache gives for an agent it does not hold
+
+
+def _keep(per_agent: dict[Any, _Value], key: Any, value: _Value) -> None:
+    """``per_agent[key] = value``, emptying ``per_agent`` first when it holds ``_AGENTS_KEPT`` agents. A reader in
+    another thread that misses the emptied entry builds it again (dict operations are atomic: nothing is torn)."""
+    if len(per_agent) >= _AGENTS_KEPT:
+        per_agent.clear()
+    per_agent[key] = value
 
 
 _Selection = tuple[str | int, ...]  # the selecting token, then the ids of the selected groups
