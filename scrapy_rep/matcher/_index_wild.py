@@ -29,7 +29,7 @@ from ._index_prefix import PrefixTable
 from ._pattern import Shape
 
 _GRAM = 3  # trigram keys: long enough to be selective, short enough that most wildcard pieces have one
-_STEP = 3  # a path is probed for the long pieces at every third position (see _by_rarest_trigrams)
+_STEP = 3  # a path is probed for the long pieces at every third position (see _by_rarest_trigrams; = _GRAM)
 _SCAN_AT_LEAST = 16  # candidates tested one by one even against a shorter path: cheaper than the trigram buckets
 Trigram = tuple[str, str, str]  # three characters: ``set(zip(...))`` lists a text's trigrams in C
 Bucket = list[tuple[int, Shape]]  # shapes with their rank, highest rank first
@@ -108,7 +108,8 @@ class WildcardIndex:
             # instead of building the path's trigram set first). The long pieces are found from the trigrams at
             # every _STEP-th position of the path (see _by_rarest_trigrams), the short ones from all of them.
             sampled, short = grams
-            for gram in sampled.keys() & zip(path[::_STEP], path[1::_STEP], path[2::_STEP], strict=False):
+            chars = iter(path)  # zip(chars, chars, chars): the trigrams at positions 0, 3, 6..., no slice copied
+            for gram in sampled.keys() & zip(chars, chars, chars, strict=False):
                 rank = scan(sampled[gram], path, rank)
             if isinstance(short, list):  # few short pieces: each tested against the path
                 for candidate, piece, shape in short:
