@@ -36,16 +36,20 @@ class PrefixTable:
 def prefix_parents(keys: list[str]) -> list[int]:
     """For sorted distinct ``keys``, the index of each key's longest proper-prefix key (-1 if none).
 
-    In sorted order the keys starting with a key K directly follow K, so a key's parent is the key before it or
-    one of that key's ancestors; and when no key starts with the one before it, no key is a prefix of another
-    (found by one C-level pass: then there is nothing to walk).
+    In sorted order the keys starting with a key K directly follow K, so a key's parent is the key before it (when
+    it starts with that key: no longer prefix can sort between them) or one of that key's ancestors; and when no
+    key starts with the one before it, no key is a prefix of another (the common case, one C-level pass).
     """
     parents = [-1] * len(keys)
-    if not any(map(str.startswith, keys[1:], keys)):
+    follows = list(map(str.startswith, keys[1:], keys))  # follows[i - 1]: keys[i] starts with keys[i - 1]
+    if not any(follows):
         return parents
-    for i in range(1, len(keys)):
-        key, j = keys[i], i - 1
-        while j >= 0 and not key.startswith(keys[j]):
-            j = parents[j]
-        parents[i] = j
+    for i, starts in enumerate(follows, 1):
+        if starts:
+            parents[i] = i - 1
+        elif (j := parents[i - 1]) >= 0:
+            key = keys[i]
+            while j >= 0 and not key.startswith(keys[j]):
+                j = parents[j]
+            parents[i] = j
     return parents

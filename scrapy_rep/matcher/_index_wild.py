@@ -152,19 +152,20 @@ def _by_rarest_trigrams(infix: Infix) -> tuple[dict[Trigram, Bucket], Infix | di
     pieces have (the first such in the piece, so the buckets do not depend on hashing). Counted and chosen by
     C-level ``Counter`` and ``min`` steps: this is built during a decision, the first one that needs it.
     """
-    rarity = Counter(chain.from_iterable(set(_trigrams(piece)) for _, piece, _ in infix)).__getitem__
+    grams_of = [list(_trigrams(piece)) for _, piece, _ in infix]
+    rarity = Counter(chain.from_iterable(map(set, grams_of))).__getitem__  # a piece counts once per trigram
     long: dict[Trigram, Bucket] = {}
     short_grams: dict[Trigram, Bucket] = {}
     short = [entry for entry in infix if len(entry[1]) < _GRAM + _STEP - 1]
-    for rank, piece, shape in infix:
-        if len(piece) < _GRAM + _STEP - 1:
+    for (rank, _, shape), grams in zip(infix, grams_of, strict=True):
+        counts = list(map(rarity, grams))
+        if len(grams) < _STEP:  # a short piece: fewer offsets than classes
             if len(short) <= _SCAN_AT_LEAST:
                 continue
-            keys, buckets = {min(_trigrams(piece), key=rarity)}, short_grams
-        else:
-            classes = (zip(piece[start::_STEP], piece[start + 1 :: _STEP], piece[start + 2 :: _STEP], strict=False)
-                       for start in range(_STEP))  # the trigrams at offsets start, start + _STEP...
-            keys, buckets = {min(grams, key=rarity) for grams in classes}, long
+            keys, buckets = {grams[counts.index(min(counts))]}, short_grams
+        else:  # the rarest of the offsets start, start + _STEP... for each start
+            keys = {grams[min(range(start, len(grams), _STEP), key=counts.__getitem__)] for start in range(_STEP)}
+            buckets = long
         for key in keys:
             if key in buckets:
                 buckets[key].append((rank, shape))

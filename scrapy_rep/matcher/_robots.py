@@ -160,7 +160,7 @@ class Robots:
         if cached is not _UNSET:
             return cached
         groups, token = self._select(user_agent)
-        selection: _Selection = (token, *(id(group) for group in groups))
+        selection: _Selection = (token, *map(id, groups))
         if selection in per_selection:
             index = per_selection[selection]
         else:
@@ -204,8 +204,8 @@ def _crawl_delay(groups: list[_Group]) -> float | None:
 
 
 def _rule_index(groups: list[_Group], _: AgentGroup | None) -> RuleIndex | None:
-    rules = [rule for group in groups for rule in group.rules]
-    return RuleIndex(rules) if rules else None
+    rules = groups[0].rules if len(groups) == 1 else [rule for group in groups for rule in group.rules]
+    return RuleIndex(rules) if rules else None  # RuleIndex copies the rules it ranks
 
 
 def _usage_index(groups: list[_Group], group: AgentGroup | None) -> UsageIndex | None:
