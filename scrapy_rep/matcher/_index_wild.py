@@ -31,7 +31,7 @@ from ._pattern import Shape
 _GRAM = 3  # trigram keys: long enough to be selective, short enough that most wildcard pieces have one
 _STEP = 3  # a path is probed for the long pieces at every third position (see _by_rarest_trigrams; = _GRAM)
 _SCAN_AT_LEAST = 16  # candidates tested one by one even against a shorter path: cheaper than the trigram buckets
-Trigram = tuple[str, str, str]  # three characters: ``set(zip(...))`` lists a text's trigrams in C
+Trigram = tuple[str, str, str]  # three characters: ``zip(...)`` lists a text's trigrams in C (``_trigrams``)
 Bucket = list[tuple[int, Shape]]  # shapes with their rank, highest rank first
 Infix = list[tuple[int, str, Shape]]  # shapes with their rank and the piece they are found by, highest rank first
 _rank_of_item = itemgetter(1)  # of a (shape, rank) item

@@ -178,7 +178,8 @@ _UNSET: Any = object()  # what a per-agent cache gives for an agent it does not 
 
 def _keep(per_agent: dict[Any, _Value], key: Any, value: _Value) -> None:
     """``per_agent[key] = value``, emptying ``per_agent`` first when it holds ``_AGENTS_KEPT`` agents. A reader in
-    another thread that misses the emptied entry builds it again (dict operations are atomic: nothing is torn)."""
+    another thread that misses an entry emptied meanwhile selects its groups again and finds what was built for
+    them (dict operations are atomic: nothing is torn)."""
     if len(per_agent) >= _AGENTS_KEPT:
         per_agent.clear()
     per_agent[key] = value
