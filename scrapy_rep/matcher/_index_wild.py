@@ -95,12 +95,7 @@ class WildcardIndex:
         if infix_top > rank:
             infix = self._infix
             if len(infix) <= _SCAN_AT_LEAST or bisect_left(self._infix_above, -rank) <= max(len(path), _SCAN_AT_LEAST):
-                for candidate, piece, shape in infix:  # few candidates: each piece tested against the path
-                    if candidate <= rank:
-                        break
-                    if piece in path and shape.matches(path):
-                        return candidate
-                return rank
+                return scan_pieces(infix, path, rank)  # few candidates: each piece tested against the path
             grams = self._grams
             if grams is None:
                 grams = self._grams = _by_rarest_trigrams(infix)
@@ -112,14 +107,9 @@ class WildcardIndex:
             for gram in sampled.keys() & zip(chars, chars, chars, strict=False):
                 rank = scan(sampled[gram], path, rank)
             if isinstance(short, list):  # few short pieces: each tested against the path
-                for candidate, piece, shape in short:
-                    if candidate <= rank:
-                        break
-                    if piece in path and shape.matches(path):
-                        return candidate
-            else:
-                for gram in short.keys() & _trigrams(path):
-                    rank = scan(short[gram], path, rank)
+                return scan_pieces(short, path, rank)
+            for gram in short.keys() & _trigrams(path):
+                rank = scan(short[gram], path, rank)
         return rank
 
 
@@ -132,6 +122,17 @@ def scan(bucket: Bucket, path: str, rank: int) -> int:
         if candidate <= rank:
             break
         if shape.matches(path):
+            return candidate
+    return rank
+
+
+def scan_pieces(infix: Infix, path: str, rank: int) -> int:
+    """The best rank among ``rank`` and the shapes of ``infix`` matching ``path``, each piece first tested with ``in``
+    (C-level) before the whole shape; stops at the first match."""
+    for candidate, piece, shape in infix:
+        if candidate <= rank:
+            break
+        if piece in path and shape.matches(path):
             return candidate
     return rank
 
