@@ -149,12 +149,13 @@ def _by_rarest_trigrams(infix: Infix) -> tuple[dict[Trigram, Bucket], Infix | di
     characters or more is filed once per residue class of offsets in the piece: wherever the piece stands in a
     path, one class of its offsets falls on probed positions, and its rarest trigram in that class is probed.
     Shorter pieces are kept as a list, tested one by one, when there are at most ``_SCAN_AT_LEAST`` of them, else
-    filed once, under their rarest trigram, and probed at every position. The rarest trigram is the one fewest
-    pieces have (the first such in the piece, so the buckets do not depend on hashing). Counted and chosen by
-    C-level ``Counter`` and ``min`` steps: this is built during a decision, the first one that needs it.
+    filed once, under their rarest trigram, and probed at every position. The rarest trigram is the one that occurs
+    least often in all the pieces (the first such in the piece, so the buckets do not depend on hashing). Counted and
+    chosen by C-level steps (``Counter``, slices, ``min``, ``index``): this is built during a decision, the first one
+    that needs it.
     """
     grams_of = [list(_trigrams(piece)) for _, piece, _ in infix]
-    rarity = Counter(chain.from_iterable(map(set, grams_of))).__getitem__  # a piece counts once per trigram
+    rarity = Counter(chain.from_iterable(grams_of)).__getitem__  # occurrences in all the pieces
     long: dict[Trigram, Bucket] = {}
     short_grams: dict[Trigram, Bucket] = {}
     short = [entry for entry in infix if len(entry[1]) < _GRAM + _STEP - 1]
@@ -165,11 +166,14 @@ def _by_rarest_trigrams(infix: Infix) -> tuple[dict[Trigram, Bucket], Infix | di
                 continue
             keys, buckets = {grams[counts.index(min(counts))]}, short_grams
         else:  # the rarest of the offsets start, start + _STEP... for each start
-            keys = {grams[min(range(start, len(grams), _STEP), key=counts.__getitem__)] for start in range(_STEP)}
-            buckets = long
+            keys, buckets = set(), long
+            for start in range(_STEP):
+                of_class = counts[start::_STEP]
+                keys.add(grams[start + _STEP * of_class.index(min(of_class))])
+        entry = (rank, shape)
         for key in keys:
             if key in buckets:
-                buckets[key].append((rank, shape))
+                buckets[key].append(entry)
             else:
-                buckets[key] = [(rank, shape)]
+                buckets[key] = [entry]
     return long, short if len(short) <= _SCAN_AT_LEAST else short_grams
