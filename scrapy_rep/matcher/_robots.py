@@ -9,6 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
+from . import _urls
 from ._agents import ascii_lower
 from ._compact import AgentRules
 from ._escape import Body, encode_text, escape_bytes
@@ -63,7 +64,12 @@ class Robots:
             index = self._indexes[user_agent]
         except (KeyError, TypeError):  # TypeError: an unhashable sequence of tokens
             index = self._index_for(user_agent)
-        return index is None or index.allows[index.rank(decision_path(url))]
+        if index is None:
+            return True
+        origin = _urls.recent_origin  # decision_path's fast path, inlined (see there): a call less per decision
+        if url.startswith(origin) and "#" not in url and "\0" not in url:
+            return index.allows[index.rank(url[len(origin) - 1 :])]
+        return index.allows[index.rank(decision_path(url))]
 
     def explain(self, url: str, user_agent: UserAgent) -> Verdict:
         """The decision for ``url``, the rule behind it (SPEC 7.4) and, when allowed, its usage preferences."""

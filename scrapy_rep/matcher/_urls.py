@@ -31,19 +31,21 @@ def path_params_query(url: str) -> str:
 # The origin of the last full URL ``decision_path`` saw: a crawler decides runs of URLs of one site (every decision
 # of a ``Robots`` is for one site), and each of them then costs a ``startswith`` and a slice, not a regex match.
 # Any string that ``_ORIGIN`` matches whole will do until a real one is seen. Replaced as a whole: concurrent
-# callers can only make each other miss it.
-_recent_origin = "http://-/"
+# callers can only make each other miss it. Contract for the per-decision methods that inline this fast path (a
+# call less per decision): a URL that starts with it and holds no ``#`` nor NUL has the path
+# ``url[len(recent_origin) - 1 :]`` (the origin itself holds no ``#``); any other URL goes to ``decision_path``.
+recent_origin = "http://-/"
 
 
 def decision_path(url: str) -> str:
     """SPEC 7.1: the path the rules see, as ``path_params_query`` gives it. Google extension: it ends at a NUL
     (Google passes a C string)."""
-    global _recent_origin
-    origin = _recent_origin
+    global recent_origin
+    origin = recent_origin
     if url.startswith(origin):
         path = url[len(origin) - 1 :]
     elif (found := _ORIGIN.match(url)) is not None:
-        _recent_origin = origin = found.group()
+        recent_origin = origin = found.group()
         path = url[len(origin) - 1 :]
     else:
         path = path_params_query(url)

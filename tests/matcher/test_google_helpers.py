@@ -14,6 +14,7 @@ from scrapy_rep.matcher import (
     escape_pattern,
     extract_user_agent,
     is_valid_user_agent,
+    parse,
     path_params_query,
     report,
 )
@@ -97,3 +98,24 @@ def test_decision_path_with_its_remembered_origin_equals_google_steps(urls: list
     cut at a NUL (Google extension). URLs of one origin and of others alternate."""
     for url in [*urls, *("http://" + url for url in urls), *("http://a" + url for url in urls)]:
         assert decision_path(url) == google_path_params_query(url).partition("\0")[0]
+
+
+# Decides by how the path ends: a fragment or what follows a NUL (SPEC 7.1; NUL: Google extension) ending in "+"
+# and kept in the path would turn the answer.
+_CUT_BODY = "User-agent: *\nDisallow: /a\nAllow: /a?\nDisallow: /*+$\n"
+
+
+@settings(max_examples=500, deadline=None)
+@given(urls=st.lists(st.lists(URL_CHARS, max_size=14).map("".join), min_size=2, max_size=6))
+def test_allowed_inlines_decision_paths_fast_path_exactly(urls: list[str]) -> None:
+    """``Robots.allowed`` and ``AgentRules.allowed`` read the path of a URL of the remembered origin themselves (a
+    call less per decision); whatever the URL holds (``#``, NUL, ``//``), they decide as ``explain``, which goes
+    through ``decision_path``. URLs of one origin and of others alternate, so the fast path is taken and left."""
+    robots = parse(_CUT_BODY)
+    form = robots.compact("bot")
+    urls = [url + end for url in urls for end in ("", "#+", "\0+")]
+    for url in [*urls, *("http://a/" + url for url in urls), *("http://b" + url for url in urls)]:
+        decided = robots.allowed(url, "bot")  # the URL before has made its origin the remembered one
+        assert decided is robots.explain(url, "bot").allowed, url
+        assert form.allowed(url) is decided, url
+        assert robots.allowed(url, "bot") is decided, url  # now with this URL's own origin remembered
