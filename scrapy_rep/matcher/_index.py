@@ -149,10 +149,10 @@ class RuleIndex:
                 rank = exact
         if self._wild_top > rank:
             while bucket >= 0:  # scan() inlined: the buckets of the keys that are prefixes of the path
-                for candidate, shape in self._buckets[bucket]:
+                for candidate, piece, shape in self._buckets[bucket]:
                     if candidate <= rank:
                         break
-                    if shape.matches(path):
+                    if piece in path and shape.matches(path):
                         rank = candidate
                         break
                 bucket = self._next_bucket[bucket]

@@ -32,8 +32,9 @@ _GRAM = 3  # trigram keys: long enough to be selective, short enough that most w
 _STEP = 3  # a path is probed for the long pieces at every third position (see _by_rarest_trigrams; = _GRAM)
 _SCAN_AT_LEAST = 16  # candidates tested one by one even against a shorter path: cheaper than the trigram buckets
 Trigram = tuple[str, str, str]  # three characters: ``zip(...)`` lists a text's trigrams in C (``_trigrams``)
-Bucket = list[tuple[int, Shape]]  # shapes with their rank, highest rank first
-Infix = list[tuple[int, str, Shape]]  # shapes with their rank and the piece they are found by, highest rank first
+# Shapes with their rank and a piece of theirs that a path they match must contain (their longest piece; for the infix
+# shapes, the piece they are filed by), highest rank first: ``scan`` tests the piece (C-level ``in``) before the shape.
+Bucket = list[tuple[int, str, Shape]]
 _rank_of_item = itemgetter(1)  # of a (shape, rank) item
 
 
@@ -51,7 +52,7 @@ class WildcardIndex:
     def __init__(self, shapes: dict[Shape, int]) -> None:
         self.by_first: dict[str, Bucket] = {}
         suffix: dict[str, Bucket] = {}
-        infix: Infix = []
+        infix: Bucket = []
         suffix_top = -1
         # Highest rank first, so that every bucket and the infix list come out in rank order without sorting each.
         for shape, rank in sorted(shapes.items(), key=_rank_of_item, reverse=True):
@@ -65,20 +66,20 @@ class WildcardIndex:
                     suffix_top = rank
                 key = rest[-1][::-1]
                 if key in suffix:
-                    suffix[key].append((rank, shape))
+                    suffix[key].append((rank, piece, shape))
                 else:
-                    suffix[key] = [(rank, shape)]
+                    suffix[key] = [(rank, piece, shape)]
             elif first in self.by_first:
-                self.by_first[first].append((rank, shape))
+                self.by_first[first].append((rank, piece, shape))
             else:
-                self.by_first[first] = [(rank, shape)]
+                self.by_first[first] = [(rank, piece, shape)]
         self._suffix = PrefixTable(suffix) if suffix else _NO_SUFFIXES  # reversed keys
         self._suffix_buckets = [suffix[key] for key in self._suffix.keys]
         self._suffix_ends = frozenset(key[0] for key in suffix)  # the last characters of the (non-empty) suffixes
         self._infix = infix
         self._infix_above = [-entry[0] for entry in infix]  # ascending: bisect counts the ranks above a rank
         # built on first need: most groups never need it
-        self._grams: tuple[dict[Trigram, Bucket], Infix | dict[Trigram, Bucket]] | None = None
+        self._grams: tuple[dict[Trigram, Bucket], Bucket | dict[Trigram, Bucket]] | None = None
         # The best rank of each structure: a structure is skipped when a better rule already matched.
         self._tops = (suffix_top, infix[0][0] if infix else -1)
         self.top = max(self._tops)
@@ -95,7 +96,7 @@ class WildcardIndex:
         if infix_top > rank:
             infix = self._infix
             if len(infix) <= _SCAN_AT_LEAST or bisect_left(self._infix_above, -rank) <= max(len(path), _SCAN_AT_LEAST):
-                return scan_pieces(infix, path, rank)  # few candidates: each piece tested against the path
+                return scan(infix, path, rank)  # few candidates: each piece tested against the path
             grams = self._grams
             if grams is None:
                 grams = self._grams = _by_rarest_trigrams(infix)
@@ -107,7 +108,7 @@ class WildcardIndex:
             for gram in sampled.keys() & zip(chars, chars, chars, strict=False):
                 rank = scan(sampled[gram], path, rank)
             if isinstance(short, list):  # few short pieces: each tested against the path
-                return scan_pieces(short, path, rank)
+                return scan(short, path, rank)
             for gram in short.keys() & _trigrams(path):
                 rank = scan(short[gram], path, rank)
         return rank
@@ -117,19 +118,9 @@ _NO_SUFFIXES = PrefixTable(())  # shared by the many indexes without anchored su
 
 
 def scan(bucket: Bucket, path: str, rank: int) -> int:
-    """The best rank among ``rank`` and the shapes of ``bucket`` matching ``path``; stops at the first match."""
-    for candidate, shape in bucket:
-        if candidate <= rank:
-            break
-        if shape.matches(path):
-            return candidate
-    return rank
-
-
-def scan_pieces(infix: Infix, path: str, rank: int) -> int:
-    """The best rank among ``rank`` and the shapes of ``infix`` matching ``path``, each piece first tested with ``in``
-    (C-level) before the whole shape; stops at the first match."""
-    for candidate, piece, shape in infix:
+    """The best rank among ``rank`` and the shapes of ``bucket`` matching ``path``, each one's piece first tested with
+    ``in`` (C-level) before the whole shape; stops at the first match."""
+    for candidate, piece, shape in bucket:
         if candidate <= rank:
             break
         if piece in path and shape.matches(path):
@@ -142,7 +133,7 @@ def _trigrams(text: str) -> Iterator[Trigram]:
     return zip(text, text[1:], text[2:], strict=False)  # the shorter slices end it
 
 
-def _by_rarest_trigrams(infix: Infix) -> tuple[dict[Trigram, Bucket], Infix | dict[Trigram, Bucket]]:
+def _by_rarest_trigrams(infix: Bucket) -> tuple[dict[Trigram, Bucket], Bucket | dict[Trigram, Bucket]]:
     """The infix shapes (in rank order) filed under rare trigrams of their piece: (long, short).
 
     A path is probed at every ``_STEP``-th position only (positions 0, 3, 6...), so a piece of ``_GRAM + _STEP - 1``
@@ -159,7 +150,7 @@ def _by_rarest_trigrams(infix: Infix) -> tuple[dict[Trigram, Bucket], Infix | di
     long: dict[Trigram, Bucket] = {}
     short_grams: dict[Trigram, Bucket] = {}
     short = [entry for entry in infix if len(entry[1]) < _GRAM + _STEP - 1]
-    for (rank, _, shape), grams in zip(infix, grams_of, strict=True):
+    for entry, grams in zip(infix, grams_of, strict=True):
         counts = list(map(rarity, grams))
         if len(grams) < _STEP:  # a short piece: fewer offsets than classes
             if len(short) <= _SCAN_AT_LEAST:
@@ -170,7 +161,6 @@ def _by_rarest_trigrams(infix: Infix) -> tuple[dict[Trigram, Bucket], Infix | di
             for start in range(_STEP):
                 of_class = counts[start::_STEP]
                 keys.add(grams[start + _STEP * of_class.index(min(of_class))])
-        entry = (rank, shape)
         for key in keys:
             if key in buckets:
                 buckets[key].append(entry)
