@@ -2,8 +2,10 @@
 
 Every rule gets a rank: its position when the rules are sorted by how strongly they decide (priority, then allow
 over disallow, then earliest line, then first given), so "the deciding rule" is "the matching rule of highest
-rank" and comparing two rules is comparing two ints. The rules are then split by the canonical shape of their
-pattern (see :class:`~._pattern.Shape`):
+rank" and comparing two rules is comparing two ints. A group of distinct plain prefixes only (most groups) is not
+sorted: the longest of them that matches decides, so its rules keep the order given as ranks and are never compared.
+
+The rules are then split by the canonical shape of their pattern (see :class:`~._pattern.Shape`):
 
 * plain prefixes (``/shop``, also ``/shop*``): keys of a :class:`PrefixTable`, each with the best rank among that
   key and every shorter key that is a prefix of it, so one longest-prefix query answers for all of them, in
@@ -54,10 +56,18 @@ class RuleIndex:
     )
 
     def __init__(self, rules: Iterable[Rule]) -> None:
-        self._by_rank: list[Rule] | None = ranked(rules)
-        allows: list[bool] = list(map(_allow_of, self._by_rank))
+        by_rank = list(rules)
+        patterns = list(map(_pattern_of, by_rank))
+        plain_only = _plain_only(patterns)
+        if not plain_only or len(set(patterns)) < len(patterns):
+            by_rank = ranked(by_rank)
+            patterns = list(map(_pattern_of, by_rank))
+        # else distinct plain prefixes (most groups): of those matching a path the longest decides (SPEC 7.4), and a
+        # longer one is lower in the table, never compared with a shorter one: they keep the order given as ranks.
+        self._by_rank: list[Rule] | None = by_rank
+        allows: list[bool] = list(map(_allow_of, by_rank))
         allows.append(True)
-        self._build(list(map(_pattern_of, self._by_rank)), allows)
+        self._build(patterns, allows, plain_only)
 
     @classmethod
     def of_ranked(cls, patterns: Sequence[str], allows: list[bool]) -> RuleIndex:
@@ -65,10 +75,10 @@ class RuleIndex:
         ``best`` is then unavailable: the caller, which keeps its rules packed, maps ranks to rules itself."""
         index = cls.__new__(cls)
         index._by_rank = None
-        index._build(patterns, allows)
+        index._build(patterns, allows, _plain_only(patterns))
         return index
 
-    def _build(self, patterns: Sequence[str], allows: list[bool]) -> None:
+    def _build(self, patterns: Sequence[str], allows: list[bool], plain_only: bool) -> None:
         self.patterns = patterns
         """Per rank, the rule's pattern."""
         self.allows = allows
@@ -76,7 +86,7 @@ class RuleIndex:
         plain: dict[str, int] = {}
         exact: dict[str, int] = {}
         wild: dict[Shape, int] = {}
-        if "*" not in (joined := "".join(patterns)) and "$" not in joined:  # plain prefixes only (most groups)
+        if plain_only:
             plain = dict(zip(patterns, range(len(patterns)), strict=True))  # C-level; a later rank is a better rule
         else:
             for rank, pattern in enumerate(patterns):  # ascending rank: a later write is a better rule
@@ -109,7 +119,9 @@ class RuleIndex:
             self._buckets = {bisect_left(keys, key): bucket for key, bucket in by_first.items()}
             for i in self._buckets:
                 first_bucket[i] = i
-        if max(parents, default=-1) >= 0:  # nested keys: each takes what its parent (already final) has
+        # Nested keys: each takes what its parent (already final) has. Not when the keys are plain prefixes only: the
+        # longest matching key decides (its pattern is longer than its parent's), whatever their ranks.
+        if not plain_only and max(parents, default=-1) >= 0:
             for i in compress(range(len(keys)), map(ge, parents, repeat(0))):
                 parent = parents[i]
                 if best_plain[parent] > best_plain[i]:
@@ -162,6 +174,12 @@ class RuleIndex:
 
 
 _NO_WILDCARDS = WildcardIndex({})  # shared by the many groups without wildcard rules; never changes
+
+
+def _plain_only(patterns: Sequence[str]) -> bool:
+    """Whether every pattern is a plain prefix (no ``*``, no ``$``): one C-level step."""
+    joined = "".join(patterns)
+    return "*" not in joined and "$" not in joined
 
 
 def ranked(rules: Iterable[Rule]) -> list[Rule]:

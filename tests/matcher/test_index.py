@@ -196,6 +196,26 @@ def test_index_equals_naive_scan_many_rules(data: st.DataObject) -> None:
         assert index.best(path) is reference_best(rules, path)
 
 
+plain_patterns = st.lists(st.sampled_from(["/", "/a", "/ab", "a", "b", "."]), min_size=1, max_size=4).map("".join)
+
+
+@settings(max_examples=300)
+@given(st.data())
+def test_plain_prefixes_only_equal_naive_scan(data: st.DataObject) -> None:
+    """Groups of plain prefixes only (most groups) keep their rules in the order given when the patterns are
+    distinct, and are ranked otherwise: nested prefixes of both kinds, given in any line order, with and without
+    duplicates, decide as the brute-force scan."""
+    chosen = data.draw(st.lists(st.tuples(st.booleans(), plain_patterns), max_size=10))
+    if data.draw(st.booleans()):
+        chosen = list(dict(((pattern, (allow, pattern)) for allow, pattern in chosen)).values())  # distinct
+    lines = data.draw(st.permutations(range(1, len(chosen) + 1)))
+    rules = [rule(allow, pattern, line) for (allow, pattern), line in zip(chosen, lines, strict=True)]
+    index = RuleIndex(rules)
+    for _ in range(8):
+        path = data.draw(st.one_of(path_text, st.sampled_from([r.pattern for r in rules] or ["/"]), plain_patterns))
+        assert index.best(path) is reference_best(rules, path)
+
+
 @given(st.lists(path_text), path_text)
 def test_prefix_table_equals_scan(keys: list[str], text: str) -> None:
     """The longest key and its parents are exactly the keys that are prefixes of the text, longest first."""
