@@ -4,7 +4,7 @@ A crawl obeys robots.txt as one agent (its product tokens, SPEC 6.3), so of a pa
 of the groups SPEC 6 selects for those tokens, plus the crawl-delay and usage lines of those groups and which groups
 they are (``group``, for messages). ``AgentRules`` keeps exactly that, packed:
 
-* the rules in rank order (``_index.ranked``: the order in which they decide, SPEC 7.4) as one string of their
+* the rules in rank order (``_index.ranked``: positions that order them as SPEC 7.4 decides) as one string of their
   patterns separated by ``"\\n"`` (a pattern never holds a line break: the parser splits lines there), one byte per
   rule saying whether it allows, and an ``array`` of their line numbers (2 bytes each when they fit); the few values
   written otherwise than their pattern (percent-escaped, ``/index.html`` rules) in a dict;

@@ -56,18 +56,10 @@ class RuleIndex:
     )
 
     def __init__(self, rules: Iterable[Rule]) -> None:
-        by_rank = list(rules)
-        patterns = list(map(_pattern_of, by_rank))
-        plain_only = _plain_only(patterns)
-        if not plain_only or len(set(patterns)) < len(patterns):
-            by_rank = ranked(by_rank)
-            patterns = list(map(_pattern_of, by_rank))
-        # else distinct plain prefixes (most groups): of those matching a path the longest decides (SPEC 7.4), and a
-        # longer one is lower in the table, never compared with a shorter one: they keep the order given as ranks.
-        self._by_rank: list[Rule] | None = by_rank
-        allows: list[bool] = list(map(_allow_of, by_rank))
+        self._by_rank: list[Rule] | None = ranked(rules)
+        allows: list[bool] = list(map(_allow_of, self._by_rank))
         allows.append(True)
-        self._build(patterns, allows, plain_only)
+        self._build(list(map(_pattern_of, self._by_rank)), allows)
 
     @classmethod
     def of_ranked(cls, patterns: Sequence[str], allows: list[bool]) -> RuleIndex:
@@ -75,10 +67,10 @@ class RuleIndex:
         ``best`` is then unavailable: the caller, which keeps its rules packed, maps ranks to rules itself."""
         index = cls.__new__(cls)
         index._by_rank = None
-        index._build(patterns, allows, _plain_only(patterns))
+        index._build(patterns, allows)
         return index
 
-    def _build(self, patterns: Sequence[str], allows: list[bool], plain_only: bool) -> None:
+    def _build(self, patterns: Sequence[str], allows: list[bool]) -> None:
         self.patterns = patterns
         """Per rank, the rule's pattern."""
         self.allows = allows
@@ -86,7 +78,7 @@ class RuleIndex:
         plain: dict[str, int] = {}
         exact: dict[str, int] = {}
         wild: dict[Shape, int] = {}
-        if plain_only:
+        if plain_only := _plain_only(patterns):
             plain = dict(zip(patterns, range(len(patterns)), strict=True))  # C-level; a later rank is a better rule
         else:
             for rank, pattern in enumerate(patterns):  # ascending rank: a later write is a better rule
@@ -183,12 +175,16 @@ def _plain_only(patterns: Sequence[str]) -> bool:
 
 
 def ranked(rules: Iterable[Rule]) -> list[Rule]:
-    """``rules`` by ascending strength (SPEC 7.4): a rule's position is its rank, the last one decides over all.
+    """``rules`` in an order whose positions are their ranks: as given when they are distinct plain prefixes (see
+    the module docstring), else by ascending strength (SPEC 7.4), the last one deciding over all.
 
     Put in file order first (a group's rules come in it; rules given otherwise are sorted by line), then sorted by
     descending priority and allow bit, then reversed: the sort is stable, so among equals the earliest line (and on
     one line the first given) ends up with the higher rank."""
     by_rank = list(rules)
+    patterns = list(map(_pattern_of, by_rank))
+    if _plain_only(patterns) and len(set(patterns)) == len(patterns):
+        return by_rank
     lines = list(map(_line_of, by_rank))
     if any(map(gt, lines, lines[1:])):
         by_rank.sort(key=_line_of)
