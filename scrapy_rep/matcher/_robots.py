@@ -287,13 +287,17 @@ class _Builder:
 
 
 def _rule(allow: bool, line: int, value: bytes) -> Rule:
-    """The rule of an allow/disallow line with a non-empty ``value``."""
+    """The rule of an allow/disallow line with a non-empty ``value``. Made for every rule line of every parse, so
+    the tuple is made by ``tuple.__new__`` (C) rather than the named tuple's Python-level ``__new__``."""
     if value.isascii() and b"%" not in value:  # most values: nothing to escape, the pattern is as written
         pattern = value.decode("ascii")
-        return Rule(allow, pattern, line, pattern)
+        return _new_rule(Rule, (allow, pattern, line, pattern))
     pattern = escape_bytes(value)
     written = value.decode("utf-8", "replace")
-    return Rule(allow, pattern, line, pattern if written == pattern else written)  # equal: one string, not two
+    return _new_rule(Rule, (allow, pattern, line, pattern if written == pattern else written))  # equal: one string
+
+
+_new_rule = tuple.__new__
 
 
 def _delay(value: bytes) -> float | None:
