@@ -30,7 +30,10 @@ from ._pattern import Shape
 
 _GRAM = 3  # trigram keys: long enough to be selective, short enough that most wildcard pieces have one
 _STEP = 3  # a path is probed for the long pieces at every third position (see _by_rarest_trigrams; = _GRAM)
-_SCAN_AT_LEAST = 16  # candidates tested one by one even against a shorter path: cheaper than the trigram buckets
+# Candidates tested one by one even against a shorter path (at worst 64 C-level `in` tests, a few µs): over the
+# corpus, 64 rather than 16 made decisions 5% faster from the first one (fewer files build their trigram buckets) and
+# 2% in steady state.
+_SCAN_AT_LEAST = 64
 Trigram = tuple[str, str, str]  # three characters: ``zip(...)`` lists a text's trigrams in C (``_trigrams``)
 # Shapes with their rank and a piece of theirs that a path they match must contain (their longest piece; for the infix
 # shapes, the piece they are filed by), highest rank first: ``scan`` tests the piece (C-level ``in``) before the shape.

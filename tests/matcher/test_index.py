@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from itertools import islice, product
 from string import ascii_lowercase
 
 import pytest
@@ -10,6 +11,7 @@ from hypothesis import strategies as st
 
 from scrapy_rep.matcher._index import RuleIndex
 from scrapy_rep.matcher._index_prefix import PrefixTable
+from scrapy_rep.matcher._index_wild import _SCAN_AT_LEAST
 from scrapy_rep.matcher._rules import Rule
 
 from ._reference import reference_matches
@@ -86,23 +88,30 @@ def test_no_match_and_no_rules() -> None:
     assert RuleIndex([]).best("/") is None
 
 
-@pytest.mark.parametrize("words", [["abc"], [ascii_lowercase[i : i + 3] for i in range(24)]])
+# More distinct 3-letter words than the index tests one by one: "abc", then "ddd", "dde"... (none in "/abcx")
+_MANY_WORDS = ["abc", *map("".join, islice(product("defghijk", repeat=3), _SCAN_AT_LEAST + 8))]
+
+
+@pytest.mark.parametrize("words", [["abc"], _MANY_WORDS])
 def test_infix_candidates_are_confirmed(words: list[str]) -> None:
     """A rule filed under a literal is returned only if its whole pattern matches, whether the candidates are
     tested one by one (few) or found through the path's trigrams (more candidates than path characters)."""
+    assert words[0] == "abc" and len(set(words)) == len(words)
     rules = [rule(False, f"/*{word}*x", line) for line, word in enumerate(words, 1)]
     index = RuleIndex(rules)
     assert index.best("/abcx") is rules[0]
     assert index.best("/abc") is None
     assert index.best("/xabc") is None
+    assert (index._wild._grams is None) == (len(words) <= _SCAN_AT_LEAST)
 
 
-@pytest.mark.parametrize("short", [0, 5, 30])
+@pytest.mark.parametrize("short", [0, 5, _SCAN_AT_LEAST + 10])
 def test_infix_pieces_found_at_every_offset(short: int) -> None:
     """More infix candidates than path characters: long pieces are probed at every third position of the path (each
     filed once per offset class), short ones tested one by one (few) or probed at every position (many). Each piece,
     wherever it stands in the path, is found: the index agrees with the naive scan at offsets 0 to 6."""
-    words = [ascii_lowercase[i : i + 3 + i % 6] for i in range(20)]  # long: 3..8 characters, some of them 5+
+    # long: 4..9 characters, most of them 5+, more of them than the index tests one by one
+    words = [ascii_lowercase[i % 20 : i % 20 + 3 + i % 6] + ascii_lowercase[i // 20] for i in range(_SCAN_AT_LEAST + 4)]
     words += [f"{ascii_lowercase[i % 26]}{i}"[:4].ljust(3, "q") for i in range(short)]  # short: 3-4 characters
     rules = [rule(i % 3 == 0, f"/*{word}", line) for line, (i, word) in enumerate(enumerate(words), 1)]
     index = RuleIndex(rules)
@@ -113,7 +122,7 @@ def test_infix_pieces_found_at_every_offset(short: int) -> None:
     assert index.best("/zzzz") is None
     grams = index._wild._grams  # the decisions above went through the trigram buckets, short pieces as said
     assert grams is not None
-    assert isinstance(grams[1], list) == (short <= 16)
+    assert isinstance(grams[1], list) == (short <= _SCAN_AT_LEAST)
 
 
 def test_wildcard_buckets_along_the_prefix_chain() -> None:
