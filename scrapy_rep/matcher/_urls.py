@@ -47,6 +47,8 @@ def decision_path(url: str) -> str:
     elif (found := _ORIGIN.match(url)) is not None:
         recent_origin = origin = found.group()
         path = url[len(origin) - 1 :]
+    elif url[:1] == "/" and url[1:2] != "/":  # a path already (not scheme-relative): all of it, up to a fragment
+        path = url
     else:
         path = path_params_query(url)
     if "#" in path:
