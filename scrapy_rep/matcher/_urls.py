@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 _PATH_START = re.compile(r"[/?;]")
-_COMMON = re.compile(r"[A-Za-z]+://[^/?;#]*(/[^#]*)|(/(?!/)[^#]*)")
+_COMMON = re.compile(r"[A-Za-z]+://[^/?;#]*(/[^#]*)")
 # The origin of the common full-URL shape, up to and including the slash that starts its path: whatever follows,
 # the path of any URL that starts with such an origin starts at that slash (``_COMMON`` reads no further).
 _ORIGIN = re.compile(r"[A-Za-z]+://[^/?;#]*/")
@@ -18,13 +18,15 @@ def path_params_query(url: str) -> str:
     URL, a scheme-relative ``//host/path`` or just a path. Nothing is decoded or normalised: the caller
     passes the URL already percent-encoded, as Google's matcher expects.
 
-    The two common shapes (a path not starting with ``//``; ``scheme://host/path`` with a letters-only
-    scheme and a host free of ``/?;#``) take one regex match; every other URL goes through
-    ``google_path_params_query``.
+    The two common shapes take a short cut: a path not starting with ``//`` is itself up to its fragment (no regex
+    over it: paths can be long), ``scheme://host/path`` with a letters-only scheme and a host free of ``/?;#`` takes
+    one regex match; every other URL goes through ``google_path_params_query``.
     """
+    if url[:1] == "/" and url[1:2] != "/":
+        return url.partition("#")[0]
     common = _COMMON.match(url)
     if common is not None:
-        return common.group(common.lastindex or 0)
+        return common.group(1)
     return google_path_params_query(url)
 
 
@@ -47,8 +49,6 @@ def decision_path(url: str) -> str:
     elif (found := _ORIGIN.match(url)) is not None:
         recent_origin = origin = found.group()
         path = url[len(origin) - 1 :]
-    elif url[:1] == "/" and url[1:2] != "/":  # a path already (not scheme-relative): all of it, up to a fragment
-        path = url
     else:
         path = path_params_query(url)
     if "#" in path:
