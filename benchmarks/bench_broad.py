@@ -32,7 +32,10 @@ Run from the repository root: ``.venv/bin/python -m benchmarks.bench_broad`` (``
 from __future__ import annotations
 
 import argparse
+import cProfile
+import io
 import json
+import pstats
 import resource
 import sqlite3
 import subprocess
@@ -91,8 +94,10 @@ def relay(target_port: int, delay: float) -> None:
 
 
 def crawl(mode: str, proxy: str, paths: list[list[str]], origins: int, concurrency: int, store: str,
-          max_origins: int, priority_queue: str, pages: int) -> None:
-    """Child process: one crawl of ``origins`` origins x ``pages`` pages; prints a JSON line of figures."""
+          max_origins: int, priority_queue: str, pages: int, profile: str) -> None:
+    """Child process: one crawl of ``origins`` origins x ``pages`` pages; prints a JSON line of figures. With
+    ``profile`` (a file name), the crawl from spider_opened to its end runs under cProfile, whose per-function table
+    goes to that file."""
     from scrapy import Request, Spider, signals
     from scrapy.crawler import CrawlerProcess
 
@@ -135,8 +140,12 @@ def crawl(mode: str, proxy: str, paths: list[list[str]], origins: int, concurren
     sizes: dict[str, int] = {}
     started: list[float] = []
 
+    profiler = cProfile.Profile() if profile else None
+
     def opened() -> None:
         started.extend((time.perf_counter(), time.process_time()))
+        if profiler is not None:
+            profiler.enable()
 
     def at_idle() -> None:
         middleware = crawler.get_downloader_middleware(RobotsMiddleware) if mode in REP_MODES else None
@@ -150,6 +159,9 @@ def crawl(mode: str, proxy: str, paths: list[list[str]], origins: int, concurren
     process.crawl(crawler)
     process.start()
     elapsed, cpu = time.perf_counter() - started[0], time.process_time() - started[1]
+    if profiler is not None:
+        profiler.disable()
+        write_profile(profiler, Path(profile), f"{mode}: {origins:,} origins x {pages} page(s)")
     stats = crawler.stats.get_stats() if crawler.stats else {}
     robots = stats.get("rep/robots/downloads", 0) or stats.get("robotstxt/request_count", 0)
     responses = stats.get("response_received_count", 0)
@@ -160,6 +172,16 @@ def crawl(mode: str, proxy: str, paths: list[list[str]], origins: int, concurren
         "forbidden": stats.get("rep/requests/forbidden", 0),
         "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, **sizes,
     }), flush=True)
+
+
+def write_profile(profiler: cProfile.Profile, path: Path, title: str, rows: int = 40) -> None:
+    """The per-function tables of a profiled crawl: by own time and by cumulative time."""
+    out = io.StringIO()
+    out.write(f"{title}\n")
+    for key in ("tottime", "cumulative"):
+        stats = pstats.Stats(profiler, stream=out)
+        stats.strip_dirs().sort_stats(key).print_stats(rows)
+    path.write_text(out.getvalue())
 
 
 def proxy_hits(proxy: str) -> dict[str, Any]:
@@ -190,6 +212,8 @@ def main() -> None:
     parser.add_argument("--max-origins", type=int, help="REP_MEMORY_MAX_ORIGINS (default: --origins)")
     parser.add_argument("--priority-queue", default="",
                         help="SCHEDULER_PRIORITY_QUEUE (default: Scrapy's, DownloaderAwarePriorityQueue)")
+    parser.add_argument("--profile", metavar="DIR", default="",
+                        help="run each crawl under cProfile; its per-function tables go to DIR/<mode>.txt")
     parser.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--crawl", choices=MODES, help=argparse.SUPPRESS)
     parser.add_argument("--proxy", help=argparse.SUPPRESS)
@@ -205,7 +229,7 @@ def main() -> None:
     if args.crawl:
         paths = json.loads(Path(args.paths).read_text())
         return crawl(args.crawl, args.proxy, paths, args.origins, args.concurrency, args.store, max_origins,
-                     args.priority_queue, args.pages)
+                     args.priority_queue, args.pages, args.profile)
 
     me = [sys.executable, "-m", "benchmarks.bench_broad"]
     modes = args.modes.split(",")
@@ -234,7 +258,8 @@ def main() -> None:
             out = subprocess.run([*me, "--crawl", mode, "--proxy", hello["proxy"], "--paths", str(paths_file),
                                   "--origins", str(args.origins), "--concurrency", str(args.concurrency),
                                   "--max-origins", str(max_origins), "--store", store.get(mode, ""),
-                                  "--priority-queue", args.priority_queue, "--pages", str(args.pages)],
+                                  "--priority-queue", args.priority_queue, "--pages", str(args.pages),
+                                  "--profile", str(Path(args.profile) / f"{mode}.txt") if args.profile else ""],
                                  capture_output=True, text=True)
             if out.returncode:
                 sys.exit(f"crawl {mode} failed:\n{out.stderr[-3000:]}")
