@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import argparse
 import cProfile
+import gc
 import io
 import json
 import pstats
@@ -141,9 +142,17 @@ def crawl(mode: str, proxy: str, paths: list[list[str]], origins: int, concurren
     started: list[float] = []
 
     profiler = cProfile.Profile() if profile else None
+    in_gc = [0.0, 0.0]  # seconds in the garbage collector; when the running collection began
+
+    def timed_gc(phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            in_gc[1] = time.perf_counter()
+        else:
+            in_gc[0] += time.perf_counter() - in_gc[1]
 
     def opened() -> None:
         started.extend((time.perf_counter(), time.process_time()))
+        gc.callbacks.append(timed_gc)
         if profiler is not None:
             profiler.enable()
 
@@ -159,6 +168,7 @@ def crawl(mode: str, proxy: str, paths: list[list[str]], origins: int, concurren
     process.crawl(crawler)
     process.start()
     elapsed, cpu = time.perf_counter() - started[0], time.process_time() - started[1]
+    gc.callbacks.remove(timed_gc)
     if profiler is not None:
         profiler.disable()
         write_profile(profiler, Path(profile), f"{mode}: {origins:,} origins x {pages} page(s)")
@@ -169,13 +179,18 @@ def crawl(mode: str, proxy: str, paths: list[list[str]], origins: int, concurren
         "mode": mode, "seconds": elapsed, "responses": responses, "pages": responses - robots, "robots": robots,
         "pages_per_s": (responses - robots) / elapsed,
         "responses_per_s": responses / elapsed, "cpu_ms_per_response": cpu * 1000 / max(responses, 1),
+        "gc_ms_per_response": in_gc[0] * 1000 / max(responses, 1),
         "forbidden": stats.get("rep/requests/forbidden", 0),
+        "requeued": stats.get("rep/requests/requeued/released", 0),  # released past the downloader's room
+        "waited_for_place": stats.get("rep/robots/waited_for_place", 0),
         "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, **sizes,
     }), flush=True)
 
 
 def write_profile(profiler: cProfile.Profile, path: Path, title: str, rows: int = 40) -> None:
-    """The per-function tables of a profiled crawl: by own time and by cumulative time."""
+    """The per-function tables of a profiled crawl, by own time and by cumulative time (and the raw profile beside
+    them, ``<path>.prof``, for ``pstats``)."""
+    profiler.dump_stats(path.with_suffix(".prof"))
     out = io.StringIO()
     out.write(f"{title}\n")
     for key in ("tottime", "cumulative"):
@@ -213,7 +228,8 @@ def main() -> None:
     parser.add_argument("--priority-queue", default="",
                         help="SCHEDULER_PRIORITY_QUEUE (default: Scrapy's, DownloaderAwarePriorityQueue)")
     parser.add_argument("--profile", metavar="DIR", default="",
-                        help="run each crawl under cProfile; its per-function tables go to DIR/<mode>.txt")
+                        help="run each crawl under cProfile; its per-function tables go to DIR/<mode>.txt "
+                             "(the raw profile to DIR/<mode>.prof)")
     parser.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--crawl", choices=MODES, help=argparse.SUPPRESS)
     parser.add_argument("--proxy", help=argparse.SUPPRESS)

@@ -19,6 +19,7 @@ import logging
 from typing import TYPE_CHECKING, cast
 
 from scrapy import signals
+from scrapy.exceptions import IgnoreRequest
 from scrapy.utils.defer import deferred_from_coro
 from scrapy.utils.httpobj import urlparse_cached
 
@@ -89,6 +90,7 @@ class RobotsMiddleware:
         crawler.signals.connect(self._spider_opened, signal=signals.spider_opened)
         crawler.signals.connect(self.waiting.spider_idle, signal=signals.spider_idle)
         crawler.signals.connect(mark_scheduled, signal=signals.request_scheduled)
+        crawler.signals.connect(self.places.freed, signal=signals.response_received)
         crawler.signals.connect(self._spider_closed, signal=signals.spider_closed)
 
     @classmethod
@@ -147,8 +149,8 @@ class RobotsMiddleware:
 
     async def _waited(self, request: Request, origin: Origin, *, robots_url: bool) -> Response | Request | None:
         """Wait for the origin's entry (SPEC 2.1, 2.3; a robots.txt request waits as pages do), then answer, decide,
-        or hand the request back to the scheduler: an allowed parked one past the downloader's room, and any at a
-        persistent close."""
+        or hand the request back to the scheduler: an allowed parked one past its origin's first few (which go on in
+        their turn for a downloader place, places.py), and any at a persistent close."""
         state, fetch = self._arrive(origin)
         waiter, parked = self.waiting.park(state, request)
         if not parked:
@@ -160,10 +162,19 @@ class RobotsMiddleware:
             return None  # dry run: sent undecided at REP_HOLD_TIMEOUT (dry_run.py)
         if result == REQUEUE:
             return self.parking.requeue(request, AT_CLOSE)
+        straight = self.parking.straight(request)  # released among the first of its origin (parking.py)
         if robots_url:
             return self._answer(request, origin, result)
         self._decide(request, *result)
-        return self.parking.requeue(request, RELEASED) if parked and not self.parking.has_room() else None
+        if not parked:
+            return None
+        if not straight:
+            return self.parking.requeue(request, RELEASED)  # past the origin's first few: paced by the scheduler
+        if await self.places.room():
+            return None
+        self.stats.inc_value("rep/requests/dropped_after_hold")  # the crawl closed while it waited for a place
+        self.stats.inc_value("rep/requests/dropped_after_hold/closing")
+        raise IgnoreRequest("the crawl closed while the request waited for a downloader place")
 
     def _arrive(self, origin: Origin) -> tuple[OriginState, Event | None]:
         """The origin's state (held from now on, in the bounded map) and the fetch a waiting request starts."""

@@ -2,10 +2,12 @@
 
 A waiting request is *parked*: its ``process_request`` awaits, and it leaves the downloader's active set, so it does
 not hold one of the CONCURRENT_REQUESTS places and the engine keeps pulling other origins' requests. When its origin
-is decided, a parked request that is allowed goes straight on while the downloader has room for it (at most
-CONCURRENT_REQUESTS in its active set, as the engine's back-out keeps), and otherwise back through the scheduler (the
-middleware returns it, marked as decided, with ``dont_filter``), which paces it like any other request: releasing a
-hundred parked requests never puts a hundred in flight.
+is decided, a parked request re-enters the active set. The first few allowed ones of the origin (``straight``: as
+many as its download slot sends at once, CONCURRENT_REQUESTS_PER_DOMAIN or _PER_IP, and one with a download delay
+or AutoThrottle) go on from there: at once while the places taken are within CONCURRENT_REQUESTS, else in turn
+(``robots.places``: they wait in the set, so the engine pulls nothing meanwhile). The rest go back through the
+scheduler (the middleware returns each, marked as decided, with ``dont_filter``), which paces them like any other
+request: an origin's thousand parked requests never wait in the downloader ahead of every other origin's.
 
 At most ``bound`` requests are parked (REP_MAX_PARKED; by default 10,000, or CONCURRENT_REQUESTS when the
 scheduler's queue is shared by a fleet, scrapy-redis): beyond that they wait inside the active set, so the engine
@@ -22,7 +24,8 @@ parked (the waiting request keeps its downloader place, as with Scrapy's built-i
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
+from itertools import islice
 from typing import TYPE_CHECKING
 from uuid import uuid4
 
@@ -61,6 +64,8 @@ class Parking:
         self.parked: set[Request] = set()
         self.waiting = 0  # requests waiting, parked or not
         self._active: set[Request] = set()  # the downloader's active set parked requests were taken from
+        self._straight: set[Request] = set()  # released, and among the first of their origin: no scheduler round trip
+        self._per_release: int | None = None  # how many of an origin's released requests go straight on
         self._closing_check: LoopingCall | None = None
 
     @property
@@ -101,12 +106,28 @@ class Parking:
             self._closing_check.stop()
             self._closing_check = None
 
-    def has_room(self) -> bool:
-        """A released parked request (back in the active set) may go straight on: the downloader holds no more
-        than CONCURRENT_REQUESTS requests with it, the limit the engine's own back-out keeps. Otherwise it goes
-        back through the scheduler, which paces it (a scheduler round trip costs: a broad crawl's thousands of
-        releases would fill the scheduler's per-slot queues)."""
-        return len(self._active) <= self.internals.crawler.settings.getint("CONCURRENT_REQUESTS")
+    @property
+    def per_release(self) -> int:
+        """How many of an origin's parked requests go straight on when it is decided: what its download slot sends
+        at once (CONCURRENT_REQUESTS_PER_IP, else _PER_DOMAIN), one with a DOWNLOAD_DELAY or AutoThrottle."""
+        if self._per_release is None:
+            settings = self.internals.crawler.settings
+            paced = settings.getfloat("DOWNLOAD_DELAY") > 0 or settings.getbool("AUTOTHROTTLE_ENABLED")
+            slot = settings.getint("CONCURRENT_REQUESTS_PER_IP") or settings.getint("CONCURRENT_REQUESTS_PER_DOMAIN")
+            self._per_release = 1 if paced else max(slot, 1)
+        return self._per_release
+
+    def releasing(self, requests: Iterable[Request]) -> None:
+        """An origin's waiting ``requests`` (in arrival order) are about to be released: the first ``per_release``
+        parked ones may go straight on (``straight``)."""
+        self._straight.update(islice((request for request in requests if request in self.parked), self.per_release))
+
+    def straight(self, request: Request) -> bool:
+        """``request``, released, may go straight on (its place in turn) rather than through the scheduler."""
+        if request in self._straight:
+            self._straight.discard(request)
+            return True
+        return False
 
     def requeue(self, request: Request, why: str) -> Request:
         """What ``process_request`` returns to send ``request`` back through the scheduler: a copy with

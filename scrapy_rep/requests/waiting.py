@@ -79,6 +79,7 @@ class Waiting:
     def release(self, state: OriginState, snapshot: Any) -> None:
         """``state``'s entry was adopted and decides its waiters: each gets ``snapshot``."""
         waiters, state.waiters = state.waiters, {}
+        self.parking.releasing(waiters.values())
         for waiter in waiters:
             if not waiter.called:
                 waiter.callback(snapshot)

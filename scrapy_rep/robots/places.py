@@ -24,9 +24,17 @@ the fetch lease) until its download is sent:
   than the limit (checked each time a place is given back and every ADMIT_INTERVAL); it counts in the stat
   ``rep/robots/waited_for_place``.
 
+A request released from waiting (``parking``) is back in the set. If the places taken number more than the limit, it
+waits there for ``room``, in the same first-come-first-served line as the fetches: it counts in the set, so the engine
+pulls nothing meanwhile, as it would not with that request in a downloader slot's queue, and it goes on when a place
+frees (each response the engine receives is checked at once, before the engine pulls again; the others every
+ADMIT_INTERVAL). Before this, such a request went back through the scheduler: in a broad crawl nearly every request
+waits for its origin's first robots.txt, and thousands of released requests in the scheduler's per-slot queues made
+each pop of Scrapy's default DownloaderAwarePriorityQueue scan them all (issue 21).
+
 So at no moment are more requests on the network than CONCURRENT_REQUESTS (0: no limit, as Scrapy reads it),
-whatever the store's latency, and waiting fetches keep the engine from pulling. Where parking is degraded (the
-engine's active set is not as expected, ``_scrapy.Internals``), places are too: fetches start at once.
+whatever the store's latency, and waiting fetches and requests keep the engine from pulling. Where parking is
+degraded (the engine's active set is not as expected, ``_scrapy.Internals``), places are too: fetches start at once.
 """
 
 from __future__ import annotations
@@ -51,11 +59,17 @@ PLACEHOLDER_META_KEY = "_rep_place_of"
 
 
 @dataclass(eq=False, slots=True)
-class _Place:
-    origin: str
-    robots_url: str
+class _Waiter:
+    """Something in the active set that waits for room (first come, first served): fired True when admitted."""
+
+    admitted: Deferred[bool] | None = None
+
+
+@dataclass(eq=False, slots=True)
+class _Place(_Waiter):
+    origin: str = ""
+    robots_url: str = ""
     placeholder: Request | None = None  # in the active set while the fetch holds a place and sends nothing
-    admitted: Deferred[bool] | None = None  # while the placeholder waits for room
 
 
 class Places:
@@ -66,21 +80,29 @@ class Places:
         self.limit = internals.crawler.settings.getint("CONCURRENT_REQUESTS")  # 0: no limit, as Scrapy reads it
         self.lends = lends  # lends(origin): a request of the origin waits inside the active set (it could not park)
         self._held: dict[str, _Place] = {}
-        self._queue: deque[_Place] = deque()  # placeholders in the active set waiting for room, first come first
+        self._queue: deque[_Waiter] = deque()  # in the active set waiting for room, first come first served
         self._check: LoopingCall | None = None
         self._closed = False
 
     @property
     def waiting(self) -> int:
-        """Fetches waiting for a place."""
+        """Fetches and released requests waiting for a place."""
         return len(self._queue)
 
     async def take(self, origin: str, robots_url: str) -> bool:
         """Before ``origin``'s fetch starts: a place for it. False once closed (the fetch must not start)."""
         if self._closed:
             return False
-        place = self._held[origin] = _Place(origin, robots_url)
+        place = self._held[origin] = _Place(origin=origin, robots_url=robots_url)
         return await self._placeholder(place)
+
+    async def room(self) -> bool:
+        """A request released from waiting is back in the active set: it may go on now if the places taken (it
+        among them) are within the limit, else once admitted in turn. False once closed (it must not be sent)."""
+        active = self.internals.active_requests()
+        if self._closed or active is None or self.limit <= 0 or self._in_use(active) <= self.limit:
+            return not self._closed
+        return await self._wait(_Waiter())
 
     async def enter(self, origin: str) -> bool:
         """Just before a robots.txt request of ``origin``'s fetch is sent: the place passes to it (the caller sends
@@ -114,6 +136,12 @@ class Places:
         """A robots.txt download ended: its request left the active set, so a waiting fetch may have room."""
         self._admit()
 
+    def freed(self, **kwargs: object) -> None:
+        """The ``response_received`` handler: a download ended and its request left the active set; Scrapy sends
+        this before the engine may pull again, so a waiter takes the place first."""
+        if self._queue:
+            self._admit()
+
     def release(self, origin: str) -> None:
         """``origin``'s fetch ended (or never sent anything: a store hit): its placeholder, if any, leaves."""
         place = self._held.pop(origin, None)
@@ -121,11 +149,14 @@ class Places:
             self._give_back(place)
 
     def close(self) -> None:
-        """The crawl is closing: every placeholder leaves, waiting fetches do not start."""
+        """The crawl is closing: every placeholder leaves, waiting fetches do not start, waiting requests are not
+        sent."""
         self._closed = True
         for place in list(self._held.values()):
             self._leave(place)
         self._held.clear()
+        while self._queue:
+            self._fire(self._queue.popleft(), False)
         self._stop_checking()
 
     # -- the active set ------------------------------------------------------------------------------------------
@@ -139,13 +170,17 @@ class Places:
         active.add(place.placeholder)
         if room:
             return True
-        place.admitted = Deferred()
-        self._queue.append(place)
         self.internals.stats.inc_value("rep/robots/waited_for_place")
+        return await self._wait(place)
+
+    async def _wait(self, waiter: _Waiter) -> bool:
+        """``waiter`` (in the active set) waits for room, in turn: True once admitted, False if closed meanwhile."""
+        waiter.admitted = Deferred()
+        self._queue.append(waiter)
         if self._check is None:
             self._check = LoopingCall(self._admit)
             self._check.start(ADMIT_INTERVAL, now=False)
-        admitted: bool = await maybe_deferred_to_future(place.admitted)
+        admitted: bool = await maybe_deferred_to_future(waiter.admitted)
         return admitted and not self._closed
 
     def _in_use(self, active: set[Request]) -> int:
@@ -164,7 +199,7 @@ class Places:
         if not self._queue:
             return
         active = self.internals.active_requests()
-        admitted: list[_Place] = []
+        admitted: list[_Waiter] = []
         while self._queue and (active is None or self.limit <= 0 or self._in_use(active) < self.limit):
             admitted.append(self._queue.popleft())
         if not self._queue:
@@ -183,7 +218,7 @@ class Places:
             place.placeholder = None
 
     @staticmethod
-    def _fire(place: _Place, admitted: bool) -> None:
+    def _fire(place: _Waiter, admitted: bool) -> None:
         waiter, place.admitted = place.admitted, None
         if waiter is not None and not waiter.called:
             waiter.callback(admitted)

@@ -13,6 +13,7 @@ from scrapy import Request
 from scrapy.exceptions import DontCloseSpider, IgnoreRequest
 from scrapy.settings import Settings
 from scrapy.utils.defer import deferred_from_coro
+from twisted.internet.defer import Deferred
 from twisted.internet.task import Clock
 
 from scrapy_rep.config import Config
@@ -39,16 +40,16 @@ class Stats:
 
 
 class Crawler:
-    def __init__(self) -> None:
-        self.settings = Settings({"CONCURRENT_REQUESTS": 4, "LOGSTATS_INTERVAL": 0})
+    def __init__(self, **settings: Any) -> None:
+        self.settings = Settings({"CONCURRENT_REQUESTS": 4, "LOGSTATS_INTERVAL": 0, **settings})
         self.spider = None
 
 
 class Internals:
     """What Waiting and its Parking use of the engine: the downloader's active set, a nudge, the scheduler."""
 
-    def __init__(self, *, keeps_queue: bool = False) -> None:
-        self.crawler = Crawler()
+    def __init__(self, *, keeps_queue: bool = False, **settings: Any) -> None:
+        self.crawler = Crawler(**settings)
         self.stats = Stats()
         self.active: set[Request] = set()
         self.keeps_queue = keeps_queue
@@ -69,9 +70,10 @@ class Internals:
         return False
 
 
-def waiting(*, enforce: bool = True, keeps_queue: bool = False) -> tuple[Waiting, OriginState, Internals, Clock]:
+def waiting(*, enforce: bool = True, keeps_queue: bool = False,
+            **settings: Any) -> tuple[Waiting, OriginState, Internals, Clock]:
     clock = Clock()
-    internals = Internals(keeps_queue=keeps_queue)
+    internals = Internals(keeps_queue=keeps_queue, **settings)
     config = Config.from_settings(Settings({"ROBOTSTXT_OBEY": True, "REP_HOLD_TIMEOUT": HOLD, "REP_ENFORCE": enforce}))
     origins = OriginMap(10)
     state = origins[ORIGIN] = OriginState(ORIGIN)
@@ -101,6 +103,30 @@ async def test_a_released_request_gets_the_snapshot_and_its_place_back() -> None
     assert request in internals.active and not w.parking.parked and state.waiters == {}
     clock.advance(HOLD)  # the hold timer was cancelled with the release
     assert internals.stats.values == {}
+
+
+@pytest.mark.parametrize(("settings", "straight"), [
+    ({"CONCURRENT_REQUESTS_PER_DOMAIN": 3}, 3),
+    pytest.param({"CONCURRENT_REQUESTS_PER_DOMAIN": 3, "CONCURRENT_REQUESTS_PER_IP": 2}, 2,
+                 marks=pytest.mark.filterwarnings("ignore:The CONCURRENT_REQUESTS_PER_IP")),  # deprecated in 2.19
+    ({"CONCURRENT_REQUESTS_PER_DOMAIN": 3, "DOWNLOAD_DELAY": 0.5}, 1),
+    ({"CONCURRENT_REQUESTS_PER_DOMAIN": 3, "AUTOTHROTTLE_ENABLED": True}, 1),
+])
+def test_the_first_parked_requests_of_a_release_go_straight_on(settings: dict[str, Any], straight: int) -> None:
+    """As many of an origin's parked requests as its download slot sends at once skip the scheduler round trip, in
+    arrival order; a request that waited inside the active set (not parked) is not among them."""
+    w, state, internals, _ = waiting(**settings)
+    unparked = request_in_flight(internals, "/unparked")
+    w.parking.wait(unparked)
+    internals.active.discard(unparked)  # as if the REP_MAX_PARKED bound had kept it in the set: never parked
+    requests = [request_in_flight(internals, f"/{n}") for n in range(5)]
+    for request in requests:
+        w.park(state, request)
+    state.waiters[Deferred()] = unparked
+    w.release(state, ("entry", None))
+    assert [w.parking.straight(request) for request in [unparked, *requests]] == [
+        False, *[n < straight for n in range(5)]]
+    assert not any(w.parking.straight(request) for request in requests)  # each once
 
 
 @pytest_twisted.ensureDeferred

@@ -175,3 +175,37 @@ def test_a_fetch_waiting_for_room_takes_the_place_of_its_origins_request_that_ar
     assert placeholders(internals) == [] and pool.waiting == 0
     assert now(pool.enter("http://a.test"))  # sends in the lent place
     pool.release("http://a.test")
+
+
+def test_a_released_request_goes_on_at_once_while_the_places_taken_are_within_the_limit() -> None:
+    pool, internals = places(2)
+    released = pages(2)  # one released request back in the set, beside one download
+    internals.active |= released
+    assert now(pool.room()) is True
+    assert pool.waiting == 0
+
+
+def test_released_requests_past_the_limit_wait_in_the_set_and_go_on_as_responses_free_places() -> None:
+    """Each response the engine receives admits the next waiter before the engine may pull (``freed``); fetches
+    and released requests wait in one line, first come first served."""
+    pool, internals = places(2)
+    busy = pages(2)
+    internals.active |= busy
+    first, second = Request("http://x.test/1"), Request("http://x.test/2")
+    internals.active |= {first}
+    waiting_first = Run(pool.room())
+    fetch = Run(pool.take("http://a.test", "http://a.test/robots.txt"))
+    internals.active |= {second}
+    waiting_second = Run(pool.room())
+    assert [waiting_first.poll(), fetch.poll(), waiting_second.poll()] == [False, False, False]
+    assert pool.waiting == 3 and len(internals.active) == 5  # all in the set: the engine pulls nothing
+    internals.active.discard(busy.pop())  # a download ends: the engine sends response_received
+    pool.freed()
+    assert [waiting_first.poll(), fetch.poll(), waiting_second.poll()] == [True, False, False]
+    internals.active.discard(busy.pop())
+    pool.freed()
+    assert [fetch.poll(), waiting_second.poll()] == [True, False]
+    pool.close()  # the crawl closes while the last one waits: it is not sent
+    assert waiting_second.poll() and waiting_second.result is False
+    assert [waiting_first.result, fetch.result] == [True, True]
+    assert not now(pool.room())
