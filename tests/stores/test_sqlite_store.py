@@ -8,6 +8,7 @@ import sqlite3
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -207,3 +208,43 @@ def test_under_a_non_asyncio_reactor_statements_run_inline(tmp_path: Path) -> No
                           text=True, timeout=60, cwd=Path(__file__).resolve().parents[2])
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "read 404 True"
+
+
+def test_statements_run_inline_when_nothing_holds_a_lock_and_the_wal_is_checkpointed_off_the_loop(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """After the first call (the worker opens the reactor thread's connection), a statement that need not wait
+    finishes without yielding to the event loop: no thread hand-off. Every CHECKPOINT_EVERY inline writes the
+    worker copies the WAL into the file and empties it."""
+    from scrapy_rep.stores import sqlite as module
+
+    monkeypatch.setattr(module, "CHECKPOINT_EVERY", 20)
+    path = tmp_path / "cache.db"
+    wal = path.with_name(path.name + "-wal")
+
+    def finishes_at_once(coro: Any) -> Any:
+        try:
+            coro.send(None)
+        except StopIteration as stop:
+            return stop.value
+        coro.close()
+        raise AssertionError("it waited for the worker")
+
+    async def scenario() -> None:
+        store = open_store(f"sqlite:///{path}")
+        await store.put(entry(ORIGIN))  # through the worker, which opens the inline connection
+        assert finishes_at_once(store.get(ORIGIN)) == entry(ORIGIN)
+        assert finishes_at_once(store.acquire_lease(ORIGIN, "me", 60)) is True
+        for n in range(18):  # with the lease, 19 writes inline (< CHECKPOINT_EVERY): the WAL grows
+            finishes_at_once(store.put(entry(f"https://site-{n}.example")))
+        assert wal.stat().st_size > 18 * 1024
+        finishes_at_once(store.put(entry("https://site-19.example")))  # the 20th: a checkpoint in the worker
+        assert isinstance(store, module.SQLiteStore) and store._checkpoint is not None
+        await store._checkpoint
+        assert wal.stat().st_size == 0  # copied into the file and emptied
+        for n in range(20, 100):  # a checkpoint in the worker may hold a write back a moment: it waits for it
+            await store.put(entry(f"https://site-{n}.example"))
+        await store.close()
+
+    run(scenario())
+    with sqlite3.connect(path) as conn:
+        assert conn.execute("SELECT COUNT(*) FROM rep_entries").fetchone()[0] == 100
