@@ -142,10 +142,11 @@ class OriginsProxy(resource.Resource):
 
     isLeaf = True
 
-    def __init__(self, bodies: Sequence[bytes], robots_failures: int = 0) -> None:
+    def __init__(self, bodies: Sequence[bytes], robots_failures: int = 0, robots_delay: float = 0.0) -> None:
         super().__init__()
         self.bodies = list(bodies)
         self.robots_failures = robots_failures
+        self.robots_delay = robots_delay  # seconds before each robots.txt is answered (pages: at once)
         self.hits: list[tuple[str, str]] = []
         self.connections = Connections()
         self.port: IListeningPort | None = None
@@ -194,6 +195,8 @@ class OriginsProxy(resource.Resource):
         if path == "/robots.txt":
             if self.robots_failures and self.hits.count((host_header, path)) <= self.robots_failures:
                 return self._answer(request, 503, {}, b"try later")
+            if self.robots_delay:
+                return self._later(request, 200, ROBOTS_HEADERS, body)
             return self._answer(request, 200, ROBOTS_HEADERS, body)
         if path in page_paths(body):
             return self._answer(request, 200, PAGE_HEADERS, PAGE)
@@ -210,6 +213,21 @@ class OriginsProxy(resource.Resource):
         self.hits.clear()
         self.connections.reset()
         return self._answer(request, 200, {b"Content-Type": b"application/json"}, json.dumps(summary).encode())
+
+    def _later(self, request: TwistedRequest, status: int, headers: dict[bytes, bytes], body: bytes) -> Any:
+        """The answer, ``robots_delay`` seconds from now (unless the client has gone)."""
+        from twisted.internet import reactor
+
+        gone: list[bool] = []
+        request.notifyFinish().addErrback(lambda _: gone.append(True))
+
+        def answer() -> None:
+            if not gone:
+                request.write(self._answer(request, status, headers, body))
+                request.finish()
+
+        reactor.callLater(self.robots_delay, answer)  # type: ignore[attr-defined]
+        return server.NOT_DONE_YET
 
     @staticmethod
     def _answer(request: TwistedRequest, status: int, headers: dict[bytes, bytes], body: bytes) -> bytes:
