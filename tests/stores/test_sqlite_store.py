@@ -239,8 +239,11 @@ def test_statements_run_inline_when_nothing_holds_a_lock_and_the_wal_is_checkpoi
         assert wal.stat().st_size > 18 * 1024
         finishes_at_once(store.put(entry("https://site-19.example")))  # the 20th: a checkpoint in the worker
         assert isinstance(store, module.SQLiteStore) and store._checkpoint is not None
+        read = asyncio.ensure_future(store.get(ORIGIN))  # called meanwhile: waits for the checkpoint, then runs
         await store._checkpoint
         assert wal.stat().st_size == 0  # copied into the file and emptied
+        assert await read == entry(ORIGIN)
+        assert finishes_at_once(store.get(ORIGIN)) == entry(ORIGIN)  # the checkpoint is over: inline again
         for n in range(20, 100):  # a checkpoint in the worker may hold a write back a moment: it waits for it
             await store.put(entry(f"https://site-{n}.example"))
         await store.close()
