@@ -5,9 +5,8 @@ A statement runs on the event loop's thread when it cannot wait, else in the sto
 - *Inline first* (issue 21). A statement alone takes tens of microseconds. The reactor thread has its own connection
   with a busy timeout of 0 and no automatic checkpoint: a statement that would wait for another connection's lock
   fails at once (SQLITE_BUSY) and nothing of it is done, and the WAL checkpoint (which syncs the file to disk) runs
-  in the worker every CHECKPOINT_EVERY inline writes; statements called meanwhile wait for it on the loop and then
-  run inline (handed to the worker, they would queue behind it and then run there, slowly: below). So the reactor
-  never waits on a lock or a disk sync. Before,
+  in the worker every CHECKPOINT_EVERY inline writes, holding no statement back. So the reactor never waits on a
+  lock or a disk sync. Before,
   every statement went through the worker, and under a busy crawl a hand-off waited for the GIL at each step: 120 ms
   per statement on average at 3,000 origins (p90 360 ms), which kept the robots.txt fetches' downloader places
   (robots.places) waiting on the store.
@@ -190,9 +189,6 @@ class SQLiteStore:
             loop = asyncio.get_running_loop()
         except RuntimeError:  # driven by a non-asyncio Twisted reactor: nothing to wait on, run inline
             return self._execute(sql, params)
-        checkpoint = self._checkpoint
-        if checkpoint is not None and not checkpoint.done():  # it holds writers back: wait for it on the loop
-            await asyncio.shield(checkpoint)
         if self._running is None and self._inline is not None:
             done = self._run_inline(loop, sql, params)
             if done is not None:
@@ -221,11 +217,13 @@ class SQLiteStore:
         return done
 
     def _run_checkpoint(self) -> None:
-        """In the worker: copy the WAL into the file, wait (busy timeout) until no reader uses the WAL and empty it
-        (TRUNCATE; a PASSIVE checkpoint, with the reactor's connection writing all the time, let the WAL grow
-        without end: 3.4 MB for 400 entries in the test)."""
+        """In the worker: copy the WAL into the file where no reader needs it (PASSIVE: it holds nobody back); the
+        next write then starts the WAL over (the test: 19 writes after a checkpoint leave the WAL about as long as
+        the 19 before it). A TRUNCATE checkpoint emptied the WAL but held every write back meanwhile: under a busy
+        crawl the fetches waited, the downloader's places filled up and the engine moved all its start requests
+        into the scheduler (benchmarks/README, issue 21)."""
         try:
-            self._connection().execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
+            self._connection().execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
         except sqlite3.Error:
             self._disconnect()  # the next one, CHECKPOINT_EVERY writes later, tries again
 
