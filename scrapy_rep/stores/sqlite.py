@@ -6,10 +6,9 @@ A statement runs on the event loop's thread when it cannot wait, else in the sto
   with a busy timeout of 0 and no automatic checkpoint: a statement that would wait for another connection's lock
   fails at once (SQLITE_BUSY) and nothing of it is done, and the WAL checkpoint (which syncs the file to disk) runs
   in the worker every CHECKPOINT_EVERY inline writes, holding no statement back. So the reactor never waits on a
-  lock or a disk sync. Before,
-  every statement went through the worker, and under a busy crawl a hand-off waited for the GIL at each step: 120 ms
-  per statement on average at 3,000 origins (p90 360 ms), which kept the robots.txt fetches' downloader places
-  (robots.places) waiting on the store.
+  lock or a disk sync. Before, every statement went through the worker, and under a busy crawl a hand-off waited
+  for the GIL at each step: 120-206 ms per statement on average at 3,000 origins (p90 325-489 ms), which kept the
+  robots.txt fetches' downloader places (robots.places) waiting on the store.
 - *The worker*, when a statement would wait (another process writes the file: SQLite's busy handler sleeps 1-100
   ms at a time, and bench_stores measured p99 waits of ~13 ms and stalls near 100 ms with four processes writing),
   on its own connection with the generous ``timeout``: the wait delays only the one origin. While the worker runs,
