@@ -17,9 +17,10 @@ A statement runs on the event loop's thread when it cannot wait, else in the sto
   timeout), and answers each call. A batch that fails is rolled back and its statements run again one by one, so
   each call gets its own result or error.
 
-``check`` (at start-up) opens the inline connection, else the worker does at its first batch (opening may wait for
-a lock): a crawl's first robots.txt fetches do not all wait for the worker. Under a non-asyncio
-Twisted reactor there is no event loop to wait on, so statements run inline there, with the busy ``timeout``.
+The first call opens the inline connection (busy timeout 0: it waits for nothing), so a crawl's first robots.txt
+fetches do not all wait for the worker; if that fails, the worker tries again after each of its batches. Under a
+non-asyncio Twisted reactor there is no event loop to wait on, so statements run inline there, with the busy
+``timeout``.
 """
 
 from __future__ import annotations
@@ -95,6 +96,7 @@ class SQLiteStore:
         self._conn: sqlite3.Connection | None = None  # the worker's (or, without asyncio, the reactor's)
         self._inline: sqlite3.Connection | None = None  # the reactor thread's: busy timeout 0, no auto-checkpoint
         self._inline_writes = 0  # since the last checkpoint
+        self._inline_tried = False  # the first call tried to open the inline connection
         self._checkpoint: asyncio.Future[None] | None = None
         self._worker: ThreadPoolExecutor | None = None
         self._pending: list[_Call] = []  # called while a batch runs: the next batch
@@ -108,7 +110,6 @@ class SQLiteStore:
             raise StoreError(f"the directory {directory} does not exist")
         try:
             self._connection()
-            self._open_inline()  # ready for the first statement: no worker hand-offs while the crawl starts
         except sqlite3.Error as exc:
             raise StoreError(f"cannot open {os.path.abspath(self.path)}: {exc}") from None
         finally:
@@ -188,6 +189,9 @@ class SQLiteStore:
             loop = asyncio.get_running_loop()
         except RuntimeError:  # driven by a non-asyncio Twisted reactor: nothing to wait on, run inline
             return self._execute(sql, params)
+        if self._inline is None and not self._inline_tried:
+            self._inline_tried = True  # once here; after that the worker tries again after each batch
+            self._open_inline()  # busy timeout 0: waits for nothing
         if self._running is None and self._inline is not None:
             done = self._run_inline(loop, sql, params)
             if done is not None:
@@ -261,8 +265,9 @@ class SQLiteStore:
                 self._open_inline()
 
     def _open_inline(self) -> None:
-        """The reactor thread's connection (opened here, in the worker, since opening may wait for a lock): busy
-        timeout 0, so a statement that would wait fails at once, and no automatic checkpoint (``_run_inline``)."""
+        """The reactor thread's connection: busy timeout 0, so a statement that would wait fails at once, and no
+        automatic checkpoint (``_run_inline``). Only on a file the worker's connection has set up (WAL, this
+        layout); otherwise none, and the worker runs every statement."""
         try:
             conn = sqlite3.connect(self.path, timeout=0, isolation_level=None, check_same_thread=False)
         except sqlite3.Error:

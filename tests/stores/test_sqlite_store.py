@@ -232,8 +232,8 @@ def test_statements_run_inline_when_nothing_holds_a_lock_and_the_wal_is_checkpoi
     async def scenario() -> None:
         store = open_store(f"sqlite:///{path}")
         assert isinstance(store, module.SQLiteStore)
-        store.check()  # at start-up: opens the reactor thread's connection
-        assert finishes_at_once(store.put(entry(ORIGIN))) is None
+        store.check()  # at start-up: sets the file up
+        assert finishes_at_once(store.put(entry(ORIGIN))) is None  # the first call opens the inline connection
         assert finishes_at_once(store.get(ORIGIN)) == entry(ORIGIN)
         assert finishes_at_once(store.acquire_lease(ORIGIN, "me", 60)) is True
         for n in range(17):  # with the put and the lease, 19 writes inline (< CHECKPOINT_EVERY): the WAL grows
