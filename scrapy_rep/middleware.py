@@ -32,7 +32,7 @@ from .reporting.internal_errors import InternalErrors
 from .reporting.outcome_log import OutcomeLog
 from .reporting.soft404 import Soft404Log
 from .reporting.startup import say_at_start, say_cache_size, say_config_error
-from .reporting.waiting_log import REQUEUE
+from .reporting.waiting_log import CLOSING, REQUEUE
 from .requests.dry_run import DryRun
 from .requests.parking import AT_CLOSE, RELEASED, mark_scheduled
 from .requests.usage import Usage
@@ -173,7 +173,7 @@ class RobotsMiddleware:
         if await self.places.room():
             return None
         self.stats.inc_value("rep/requests/dropped_after_hold")  # the crawl closed while it waited for a place
-        self.stats.inc_value("rep/requests/dropped_after_hold/closing")
+        self.stats.inc_value(f"rep/requests/dropped_after_hold/{CLOSING}")
         raise IgnoreRequest("the crawl closed while the request waited for a downloader place")
 
     def _arrive(self, origin: Origin) -> tuple[OriginState, Event | None]:

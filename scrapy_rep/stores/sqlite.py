@@ -29,7 +29,6 @@ import asyncio
 import logging
 import os
 import sqlite3
-import time
 from collections.abc import AsyncIterator, Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -37,6 +36,7 @@ from typing import Any, TypeVar
 
 from scrapy_rep.stores._base import CorruptEntry, Entry, StoredEntry, StoreError
 from scrapy_rep.stores._codec import decode, describe, encode
+from scrapy_rep.stores._sqlite_file import open_inline, prepare_within
 
 logger = logging.getLogger(__name__)
 
@@ -47,16 +47,6 @@ _PAGE = 500
 
 #: Inline writes between two WAL checkpoints, which run in the worker (SQLite's own default: every 1,000 pages).
 CHECKPOINT_EVERY = 500
-
-#: ``PRAGMA user_version`` of the table layout below; a file with another non-zero version is refused.
-SCHEMA_VERSION = 1
-
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS rep_entries (origin TEXT PRIMARY KEY, record BLOB NOT NULL) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS rep_leases (
-    origin TEXT PRIMARY KEY, holder TEXT NOT NULL, expires_at REAL NOT NULL
-) WITHOUT ROWID;
-"""
 
 # Atomic acquire: insert, or take over a lease that has lapsed or is already ours; rowcount 0 means refused.
 _ACQUIRE = """
@@ -265,22 +255,8 @@ class SQLiteStore:
                 self._open_inline()
 
     def _open_inline(self) -> None:
-        """The reactor thread's connection: busy timeout 0, so a statement that would wait fails at once, and no
-        automatic checkpoint (``_run_inline``). Only on a file the worker's connection has set up (WAL, this
-        layout); otherwise none, and the worker runs every statement."""
-        try:
-            conn = sqlite3.connect(self.path, timeout=0, isolation_level=None, check_same_thread=False)
-        except sqlite3.Error:
-            return  # the worker keeps running every statement; the next batch tries again
-        try:
-            conn.execute("PRAGMA wal_autocheckpoint = 0")
-            conn.execute("PRAGMA synchronous = NORMAL")
-            if conn.execute("PRAGMA journal_mode").fetchone()[0] != "wal" or _schema_version(conn) != SCHEMA_VERSION:
-                raise sqlite3.DatabaseError("not ready")  # the worker's connection sets the file up first
-        except sqlite3.Error:
-            conn.close()
-            return
-        self._inline = conn
+        """The reactor thread's connection (``_sqlite_file.open_inline``), if the file is ready for one."""
+        self._inline = open_inline(self.path)
 
     def _statements(self, statements: list[tuple[str, tuple[Any, ...]]]) -> list[_Outcome]:
         if len(statements) > 1:
@@ -340,55 +316,9 @@ class SQLiteStore:
             # Not bound to a thread: every statement runs on the one worker (or, inline, the reactor thread).
             conn = sqlite3.connect(self.path, timeout=self._timeout, isolation_level=None, check_same_thread=False)
             try:
-                _prepare_within(conn, self.path, self._timeout)
+                prepare_within(conn, self.path, self._timeout)
             except BaseException:
                 conn.close()
                 raise
             self._conn = conn
         return self._conn
-
-
-def _prepare_within(conn: sqlite3.Connection, path: str, timeout: float) -> None:
-    """``_prepare``, retried for up to ``timeout`` seconds while the file is locked: switching a new file to WAL
-    needs an exclusive lock, and SQLite refuses it at once, without its busy timeout, when several processes
-    open the new file together."""
-    deadline = time.monotonic() + timeout
-    while True:
-        try:
-            _prepare(conn, path)
-            return
-        except sqlite3.OperationalError as exc:
-            if "locked" not in str(exc) or time.monotonic() >= deadline:
-                raise
-            time.sleep(0.005)  # as SQLite's own busy handler does; only while a new file is being set up
-
-
-def _prepare(conn: sqlite3.Connection, path: str) -> None:
-    """Switch to WAL and check the table layout, creating it in a new file. An existing file needs no write
-    lock here, so reconnecting while another process writes does not wait."""
-    mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
-    if mode != "wal":
-        # e.g. a network file system: still correct, but writers block readers.
-        logger.warning("SQLite store %s runs in journal mode %r, not WAL", path, mode)
-    conn.execute("PRAGMA synchronous = NORMAL")  # a cache: a power loss may drop the last writes, never corrupt
-    if _schema_version(conn) == SCHEMA_VERSION:
-        return
-    conn.execute("BEGIN IMMEDIATE")
-    try:
-        if _schema_version(conn) == 0:
-            for statement in _SCHEMA.split(";"):
-                if statement.strip():
-                    conn.execute(statement)
-            conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
-        conn.execute("COMMIT")
-    except BaseException:
-        conn.execute("ROLLBACK")
-        raise
-
-
-def _schema_version(conn: sqlite3.Connection) -> int:
-    """The file's layout version: 0 for a new file; another release's layout raises."""
-    version: int = conn.execute("PRAGMA user_version").fetchone()[0]
-    if version not in (0, SCHEMA_VERSION):
-        raise sqlite3.DatabaseError(f"unknown schema version {version} (this release reads {SCHEMA_VERSION})")
-    return version
