@@ -107,7 +107,10 @@ async def test_a_slow_store_never_puts_more_requests_on_the_wire_than_concurrent
                f"{len(pages)} pages, store calls {slow[0].calls if slow else '-'}")
     print(summary)
     assert proxy.connections.peak <= concurrency, summary
-    assert proxy.connections.peak >= concurrency // 2, summary  # the crawl did run at its concurrency
+    if slow:  # 50 ms per store call: the fetches wait, and the crawl runs at its concurrency
+        assert proxy.connections.peak >= concurrency // 2, summary
+    # The SQLite store answers inline (issue 21): its crawl is CPU-bound on loopback and may never need 8 of its 16
+    # places, as with ROBOTSTXT_OBEY = False (4-5 connections at 64 in bench_broad).
     assert [key for key in result.stats if key.startswith("rep/robots/exception")] == [], result.stats
     assert len(robots) == origins and set(robots.values()) == {1}, summary
     assert pages == allowed and sorted(result.downloaded) == sorted(allowed), summary
