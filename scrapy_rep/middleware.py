@@ -251,11 +251,12 @@ class RobotsMiddleware:
             elif rules is None or state.entry is None or not state.entry.same_body(entry):
                 # A new body: parsed in full once, for the signal and the crawl-delay; the origin keeps only the
                 # decision form for the crawl's tokens (matcher.AgentRules, a few KiB at most on average).
-                robots = parse(entry.body, max_bytes=self.config.max_size)
+                body = entry.body
+                robots = parse(body, max_bytes=self.config.max_size)
                 rules = robots.compact(self.config.user_agents)
                 step = "adopt"
                 announce(self.crawler, self.internals, self.config, self.stats, origin, robots)
-                self._soft404.check(entry, state.robots_response, self.crawler.spider)
+                self._soft404.check(entry, body, state.robots_response, self.crawler.spider)
             step = "adopt"
             self._outcome_log.outcome(state.origin, entry, self.crawler.spider, source, fetched)
         except Exception as exc:

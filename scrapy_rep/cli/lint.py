@@ -12,7 +12,7 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
-from scrapy_rep.matcher import LineKind, ParsedLine, ParseReport, report
+from scrapy_rep.matcher import ParseReport, ignored_lines, report
 from scrapy_rep.reporting.outcome_log import plural
 from scrapy_rep.stores import Outcome
 
@@ -27,7 +27,6 @@ LOST_NAMED = 5
 #: The kinds of finding about the whole file: on an HTML page, the only ones the text output lists without ``--all``.
 WHOLE_FILE = ("html-page", "past-size-cap", "cut-at-cap")
 _LINE_BREAK = re.compile(rb"\r\n|\r|\n")
-_IGNORED = (LineKind.UNKNOWN, LineKind.UNUSED)
 
 
 def add_parser(commands: argparse._SubParsersAction[Any]) -> None:
@@ -50,7 +49,7 @@ def lint(body: bytes, max_bytes: int = MAX_BYTES, *, truncated: bool = False,
     capped = report(body, max_bytes=max_bytes)
     findings = line_findings(capped.lines, body[:max_bytes])
     if looks_like_html(body, content_type):
-        findings.insert(0, _html_finding(capped))
+        findings.insert(0, _html_finding(capped, ignored_lines(body, max_bytes=max_bytes)))
     if len(body) > max_bytes:
         findings.append(_past_cap_finding(body, max_bytes, capped, truncated))
         cut = cut_line_finding(body, max_bytes, capped, truncated)
@@ -58,18 +57,11 @@ def lint(body: bytes, max_bytes: int = MAX_BYTES, *, truncated: bool = False,
     return findings
 
 
-def _html_finding(capped: ParseReport) -> Finding:
-    ignored = sum(1 for line in capped.lines if _is_ignored(line))
+def _html_finding(capped: ParseReport, ignored: int) -> Finding:
     read = capped.valid_directives
     still = f"; {plural(read, 'line')} still read as directives" if read else ""
     return Finding(1, "html-page", f"this looks like an HTML page, not a robots.txt: {plural(ignored, 'line')} "
                                    f"ignored{still} (often a site's page served for a missing /robots.txt)")
-
-
-def _is_ignored(line: ParsedLine) -> bool:
-    """A line with text that is not a directive Google reads."""
-    meta = line.metadata
-    return not (meta.is_empty or meta.is_comment) and (not meta.has_directive or line.kind in _IGNORED)
 
 
 def _past_cap_finding(body: bytes, max_bytes: int, capped: ParseReport, truncated: bool) -> Finding:

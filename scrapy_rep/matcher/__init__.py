@@ -15,7 +15,7 @@ from ._agents import extract_user_agent, is_valid_user_agent
 from ._compact import HOT_RULES, AgentRules
 from ._escape import Body, escape_pattern
 from ._parser import MAX_BYTES, MAX_LINE_BYTES, Key, LineMetadata, ParseHandler, parse_lines
-from ._report import UNUSED_KEYS, LineKind, ParsedLine, ParseReport, report
+from ._report import UNUSED_KEYS, LineKind, ParsedLine, ParseReport, ignored_lines, report
 from ._robots import Robots, parse
 from ._rules import AgentGroup, Rule, cite
 from ._urls import path_params_query
@@ -45,6 +45,7 @@ __all__ = [
     "cite",
     "escape_pattern",
     "extract_user_agent",
+    "ignored_lines",
     "is_valid_user_agent",
     "parse",
     "parse_lines",

@@ -107,10 +107,10 @@ def split_lines(body: bytes) -> list[bytes]:
 
     The text after the last line break is a line too, even when empty (Google counts it).
     """
-    return _LINE_BREAK.split(_without_bom(body))
+    return _LINE_BREAK.split(without_bom(body))
 
 
-def _without_bom(body: bytes) -> bytes:
+def without_bom(body: bytes) -> bytes:
     """``body`` without the (partial) UTF-8 BOM it starts with. Google extension: any prefix of the BOM is skipped."""
     if body[:1] == b"\xef":
         return body[3 if body.startswith(_BOM) else 2 if body.startswith(_BOM[:2]) else 1 :]
@@ -163,7 +163,7 @@ def parse_directives(body: bytes, handler: DirectiveHandler) -> None:
     """
     kinds = _KIND_OF
     disallow, allow, user_agent = handler.disallow, handler.allow, handler.user_agent
-    body = _without_bom(body)
+    body = without_bom(body)
     # Checked per line only when the body could hold such a line: most bodies hold neither.
     long_lines, nuls = len(body) > MAX_LINE_BYTES, b"\0" in body
     for number, line in enumerate(body.splitlines(), 1):

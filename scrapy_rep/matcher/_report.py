@@ -11,7 +11,7 @@ import enum
 from dataclasses import dataclass, field
 
 from ._escape import Body, encode_text
-from ._parser import MAX_BYTES, LineMetadata, parse_lines
+from ._parser import MAX_BYTES, MAX_LINE_BYTES, LineMetadata, parse_directives, parse_lines, without_bom
 
 UNUSED_KEYS = frozenset({
     "clean-param", "content-signal", "content-usage", "crawl-delay", "domain", "host", "noarchive", "nofollow",
@@ -137,3 +137,45 @@ def report(body: Body, *, max_bytes: int | None = MAX_BYTES) -> ParseReport:
     reporter = _Reporter()
     parse_lines(data, reporter)
     return ParseReport(reporter.lines, ignored)
+
+
+def ignored_lines(body: bytes, *, max_bytes: int | None = MAX_BYTES) -> int:
+    """How many lines with text Google's parser does not read as a directive (text that is no directive, unknown
+    keys, keys it does not use): the lines of ``report`` with text whose kind is none of the four Google reads,
+    counted without building the report (a soft 404's HTML page has thousands of lines: ``lint`` and the crawl's
+    warning count them). Never raises."""
+    data = body if max_bytes is None else body[:max_bytes]
+    read = _ReadCount()
+    parse_directives(data, read)
+    return _text_lines(without_bom(data)) - read.lines
+
+
+class _ReadCount:
+    """A ``DirectiveHandler`` counting the directives Google reads (user-agent, allow, disallow, sitemap)."""
+
+    def __init__(self) -> None:
+        self.lines = 0
+
+    def user_agent(self, line: int, value: bytes) -> None:
+        self.lines += 1
+
+    allow = disallow = sitemap = user_agent
+
+    def unknown(self, line: int, key: bytes, value: bytes) -> None:
+        return None
+
+
+def _text_lines(body: bytes) -> int:
+    """The lines holding text once cut as ``parse_lines`` cuts them (length cap, NUL, comment) and stripped."""
+    count = 0
+    for line in body.splitlines():
+        line = line[:MAX_LINE_BYTES]
+        nul = line.find(b"\0")
+        if nul >= 0:
+            line = line[:nul]
+        comment = line.find(b"#")
+        if comment >= 0:
+            line = line[:comment]
+        if line.strip():
+            count += 1
+    return count

@@ -11,7 +11,7 @@ import logging
 import re
 from typing import TYPE_CHECKING, Any
 
-from ..matcher import LineKind, ParsedLine, report
+from ..matcher import ignored_lines
 
 if TYPE_CHECKING:
     from scrapy.statscollectors import StatsCollector
@@ -24,7 +24,6 @@ logger = logging.getLogger("scrapy_rep.middleware")
 _BOM = b"\xef\xbb\xbf"
 #: The start of an HTML document, after any BOM and whitespace.
 _HTML_START = re.compile(rb"\s*<(?:!doctype\s+html|html)[\s>]", re.IGNORECASE)
-_IGNORED = (LineKind.UNKNOWN, LineKind.UNUSED)
 #: Origins remembered as already reported; past this many, an origin may be reported again (bounded memory).
 MAX_REPORTED = 10_000
 
@@ -39,16 +38,6 @@ def looks_like_html(body: bytes, content_type: str | None = None) -> bool:
     return served_as_html and text.lstrip().startswith(b"<")
 
 
-def ignored_lines(body: bytes, max_bytes: int) -> int:
-    """The lines with text that Google's parser does not read as a directive (as ``lint`` counts them)."""
-    return sum(1 for line in report(body, max_bytes=max_bytes).lines if _is_ignored(line))
-
-
-def _is_ignored(line: ParsedLine) -> bool:
-    meta = line.metadata
-    return not (meta.is_empty or meta.is_comment) and (not meta.has_directive or line.kind in _IGNORED)
-
-
 class Soft404Log:
     """WARNING once per origin whose robots.txt body looks like an HTML page; ``rep/robots/html_body`` per origin."""
 
@@ -57,16 +46,19 @@ class Soft404Log:
         self.max_bytes = max_bytes
         self._reported: set[str] = set()
 
-    def check(self, entry: Entry, kept: Any, spider: Any) -> None:
-        """``kept``: the origin's ``spider_robots.KeptResponse`` (its Content-Type), or None."""
-        if entry.origin in self._reported or not looks_like_html(entry.body, _content_type(kept, entry.body)):
+    def check(self, entry: Entry, body: bytes, kept: Any, spider: Any) -> None:
+        """``body``: ``entry.body`` (decompressed once by the caller); ``kept``: the origin's
+        ``spider_robots.KeptResponse`` (its Content-Type), or None."""
+        if entry.origin in self._reported or not body.removeprefix(_BOM).lstrip().startswith(b"<"):
+            return  # no HTML page (either test of looks_like_html needs the "<"): no Content-Type to look up
+        if not looks_like_html(body, _content_type(kept, body)):
             return
         if len(self._reported) < MAX_REPORTED:
             self._reported.add(entry.origin)
         self.stats.inc_value("rep/robots/html_body")
         logger.warning("%s robots.txt %s looks like an HTML page (a soft 404?): %d lines ignored; obeying what it "
                        "says as robots.txt", entry.origin, entry.status if entry.status is not None else "(stored)",
-                       ignored_lines(entry.body, self.max_bytes), extra={"spider": spider})
+                       ignored_lines(body, max_bytes=self.max_bytes), extra={"spider": spider})
 
 
 def _content_type(kept: Any, body: bytes) -> str | None:

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from scrapy_rep.matcher import MAX_BYTES, LineMetadata, parse, parse_lines, report
+from scrapy_rep.matcher import MAX_BYTES, LineKind, LineMetadata, ParseReport, ignored_lines, parse, parse_lines, report
 from scrapy_rep.matcher._parser import parse_directives
 
 from ._shared import CORPUS, require
@@ -102,6 +102,40 @@ def test_fast_parser_directives_equal_parse_lines_on_any_bytes(body: bytes) -> N
     parse_directives(body, fast)
     parse_lines(body, full)
     assert fast.calls == full.calls
+
+
+def _ignored_in(capped: ParseReport) -> int:
+    """The oracle of ``ignored_lines``: the report's lines with text that are no directive Google reads."""
+    return sum(1 for line in capped.lines
+               if not (line.metadata.is_empty or line.metadata.is_comment)
+               and (not line.metadata.has_directive or line.kind in (LineKind.UNKNOWN, LineKind.UNUSED)))
+
+
+def test_corpus_ignored_lines_equal_the_reports() -> None:
+    """``ignored_lines`` (the count lint and the crawl's soft-404 warning give) equals the per-line report's count
+    on every corpus file, whole and cut at a small cap."""
+    for path in corpus_files():
+        body = path.read_bytes()
+        for cap in (MAX_BYTES, 700):
+            assert ignored_lines(body, max_bytes=cap) == _ignored_in(report(body, max_bytes=cap)), (path.name, cap)
+
+
+@settings(max_examples=1000, deadline=None)
+@given(body=st.lists(st.sampled_from(_PIECES), max_size=20).map(b"".join))
+def test_ignored_lines_equal_the_reports_on_any_bytes(body: bytes) -> None:
+    """The same on bytes mixing keys, separators, control bytes, comments, NULs, BOM pieces and over-long lines."""
+    assert ignored_lines(body, max_bytes=None) == _ignored_in(report(body, max_bytes=None))
+
+
+@pytest.mark.parametrize(("body", "ignored"), [
+    (b"", 0),
+    (b"<html>\n<body>\n  <p>Not found</p>\n</body></html>\n", 4),
+    (b"User-agent: *\nDisallow: /a\nCrawl-delay: 5\n# a comment\n\nfoo bar baz\nSitemap: /s.xml\n", 2),
+    (b"useragent *\ndisalow: /x  # typos Google accepts\nnoindex: /y\n", 1),
+    (b"\xef\xbb\xbfuser-agent: a\r\nallow: /\rjunk\0 # after a NUL\n", 1),
+])
+def test_ignored_lines_table(body: bytes, ignored: int) -> None:
+    assert ignored_lines(body) == ignored
 
 
 def test_corpus_decisions_agree_with_google() -> None:
