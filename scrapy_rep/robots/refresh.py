@@ -77,18 +77,28 @@ class Refresher:
         """A fresh stored entry, else the entry after fetching under the lease. ``previous`` is the entry in
         effect in this process (it and the stored one count for stale-on-error, SPEC 2.4). Each call is one cache
         lookup, counted once: ``rep/cache/store_hits`` (the store had it fresh) or ``rep/cache/misses`` (it had not:
-        downloaded here, or by the crawler holding the lease, ``rep/cache/misses/other_crawler``)."""
-        stored = await self.get(origin.key)
+        downloaded here, or by the crawler holding the lease, ``rep/cache/misses/other_crawler``).
+
+        The first store call is ``Store.lookup``: for an origin the store has no entry of (a broad crawl's every
+        origin), it also tries the lease, and a lease taken there needs no second read (issue 21)."""
+        key = origin.key
+        stored, leased = await self._lookup(key)
         if stored is not None and stored.is_fresh(self.clock.seconds()):
             self.stats.inc_value("rep/cache/store_hits")
             return Current(stored, Source.STORE)
         self.stats.inc_value("rep/cache/misses")
         # The stored copy may be the only one (e.g. after a restart): it counts for stale-on-error (SPEC 2.4).
-        return await self._fetch_under_lease(origin, _latest(previous, stored))
+        previous = _latest(previous, stored)
+        if stored is not None:  # stale: the lease was not tried yet
+            return await self._fetch_under_lease(origin, previous, await self._take_lease(key), read_again=True)
+        return await self._fetch_under_lease(origin, previous, leased, read_again=False)
 
-    async def _fetch_under_lease(self, origin: Origin, previous: Entry | None) -> Current:
+    async def _fetch_under_lease(self, origin: Origin, previous: Entry | None, leased: bool | None,
+                                 read_again: bool) -> Current:
+        """Fetch under the lease (``leased``: as ``_take_lease`` says), waiting for it while another crawler holds
+        it. ``read_again``: the lease was taken after the store was read, so another crawler may have stored
+        meanwhile."""
         key = origin.key
-        leased = await self._take_lease(key)
         if leased is False:
             self.on_lease_wait(key)
         while leased is False:  # another crawler is fetching: wait for its entry, or for its lease to lapse
@@ -100,9 +110,9 @@ class Refresher:
             stored = await self._fresh(key)
             if stored is not None:
                 return Current(stored, Source.OTHER_CRAWLER)
-            leased = await self._take_lease(key)
+            leased, read_again = await self._take_lease(key), True
         try:
-            if leased:
+            if leased and read_again:
                 # Another crawler may have fetched, stored and released between our read and our lease.
                 stored = await self._fresh(key)
                 if stored is not None:
@@ -113,11 +123,27 @@ class Refresher:
                 return Current(_unknown(key, previous, self.clock.seconds()), Source.DOWNLOADED)
             self._count_download(result)
             entry = next_entry(key, previous, result, self.clock.seconds(), self.config)
-            await self.call("put", entry)
+            if leased and self._stop_renewing(key):
+                await self.call("put_and_release", entry, self.holder)
+            else:
+                await self.call("put", entry)
         finally:
             if leased:
                 await self._release(key)
         return Current(entry, Source.DOWNLOADED, result)
+
+    async def _lookup(self, origin: str) -> tuple[Entry | None, bool | None]:
+        """``Store.lookup``: (the stored entry, None) or (None, whether the lease was taken: ``_take_lease``'s
+        answer). After ``close`` began: the entry only, no lease."""
+        if self._closed:
+            return await self.get(origin), False
+        found = await self.call("lookup", origin, self.holder, self.config.store_lease_ttl)
+        if found is None:  # the store failed
+            return None, None
+        entry, leased = found
+        if entry is not None:
+            return entry, None
+        return None, await self._held(origin) if leased else False
 
     async def _fresh(self, origin: str) -> Entry | None:
         """The stored entry if it is fresh (another crawler's download: the lookup was counted a miss), else None."""
@@ -135,7 +161,12 @@ class Refresher:
         leased = await self.call("acquire_lease", origin, self.holder, self.config.store_lease_ttl)
         if leased is not True:
             return cast("bool | None", leased)
-        if self._closed:  # close() ran meanwhile and released what it knew of: give this one back too
+        return await self._held(origin)
+
+    async def _held(self, origin: str) -> bool:
+        """A lease just taken: renewed every third of its TTL from now on (True); given back at once if ``close``
+        ran meanwhile and released what it knew of (False)."""
+        if self._closed:
             await self.call("release_lease", origin, self.holder)
             return False
         renewal = LoopingCall(self._renew, origin)
@@ -158,14 +189,20 @@ class Refresher:
         """An unexpected error stopped the renewals (the lease lapses at its TTL): say so, never raise."""
         logger.error("robots.txt store lease renewal for %s stopped: %s", origin, failure.getErrorMessage())
 
-    async def _release(self, origin: str) -> None:
-        """Stop renewing ``origin``'s lease and release it, unless ``close`` already did."""
+    def _stop_renewing(self, origin: str) -> bool:
+        """Stop renewing ``origin``'s lease, which the caller releases now: False if it is no longer held (``close``
+        released it, or the caller already did)."""
         renewal = self._renewals.pop(origin, None)
         if renewal is None:
-            return
+            return False
         if renewal.running:
             renewal.stop()
-        await self.call("release_lease", origin, self.holder)
+        return True
+
+    async def _release(self, origin: str) -> None:
+        """Stop renewing ``origin``'s lease and release it, unless ``close`` already did."""
+        if self._stop_renewing(origin):
+            await self.call("release_lease", origin, self.holder)
 
     async def close(self) -> None:
         """Stop waiting and renewing, release every lease this crawler holds (other crawlers take the origins at

@@ -182,4 +182,15 @@ class Store(Protocol):
 
     async def release_lease(self, origin: str, holder: str) -> None: ...
 
+    async def lookup(self, origin: str, holder: str, ttl: float) -> tuple[Entry | None, bool]:
+        """``origin``'s entry, and when it has none, an attempt at its fetch lease in the same step (issue 21: a
+        new origin costs one store round trip, not three): ``(entry, False)``, or ``(None, taken)``. ``taken``
+        means that no entry existed while the lease was free, so no other crawler stored one before it: the
+        holder fetches without reading the store again. A corrupt record counts as none."""
+        ...
+
+    async def put_and_release(self, entry: Entry, holder: str) -> None:
+        """``put(entry)``, then ``release_lease(entry.origin, holder)``, in one step where the store allows."""
+        ...
+
     async def close(self) -> None: ...

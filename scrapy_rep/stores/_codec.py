@@ -4,7 +4,9 @@ holding 100,000 origins; compressing costs ~50 µs per write, once per origin pe
 
 from __future__ import annotations
 
+import logging
 import zlib
+from typing import Protocol
 
 from scrapy_rep.stores._base import CorruptEntry, Entry, StoredEntry
 
@@ -29,6 +31,24 @@ def decode(data: object) -> Entry:
     except zlib.error as exc:
         raise CorruptEntry(f"not a compressed record: {exc}") from exc
     return Entry.loads(record)
+
+
+class _Counting(Protocol):
+    corrupt_records: int
+
+
+def read(store: _Counting, logger: logging.Logger, where: str, origin: str, data: object) -> Entry | None:
+    """The entry in ``origin``'s stored value, or None for a corrupt one, which ``store`` counts and ``logger``
+    (the store's own) says: once per store at WARNING, then at DEBUG (a damaged file or a foreign key prefix would
+    otherwise warn per origin)."""
+    try:
+        return decode(data)
+    except CorruptEntry as exc:
+        store.corrupt_records += 1
+        first = store.corrupt_records == 1
+        logger.log(logging.WARNING if first else logging.DEBUG, "Ignoring corrupt robots.txt cache record for %s in "
+                   "%s: %s%s", origin, where, exc, " (further corrupt records are logged at DEBUG)" if first else "")
+        return None
 
 
 def describe(origin: str, data: object) -> StoredEntry:

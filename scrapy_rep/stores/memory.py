@@ -50,6 +50,13 @@ class MemoryStore:
     async def release_lease(self, origin: str, holder: str) -> None:
         return None
 
+    async def lookup(self, origin: str, holder: str, ttl: float) -> tuple[Entry | None, bool]:
+        entry = await self.get(origin)
+        return entry, entry is None
+
+    async def put_and_release(self, entry: Entry, holder: str) -> None:
+        await self.put(entry)
+
     async def entries(self) -> AsyncIterator[StoredEntry]:
         """Every entry, least recently used first, without touching their recency; ``size`` is what the record
         would take in a persistent store."""

@@ -28,8 +28,8 @@ from scrapy.utils.reactor import is_reactor_installed
 from scrapy_rep._scrapy import asyncio_available
 from scrapy_rep.config import ConfigError
 from scrapy_rep.config.redis_target import RedisTarget
-from scrapy_rep.stores._base import CorruptEntry, Entry, StoredEntry, StoreError
-from scrapy_rep.stores._codec import decode, describe, encode
+from scrapy_rep.stores._base import Entry, StoredEntry, StoreError
+from scrapy_rep.stores._codec import describe, encode, read
 
 logger = logging.getLogger(__name__)
 
@@ -53,6 +53,33 @@ if redis.call('GET', KEYS[1]) == ARGV[1] then
     return redis.call('DEL', KEYS[1])
 end
 return 0
+"""
+
+# lookup: the entry if there is one, else the lease as _ACQUIRE takes it (1 or 0): one round trip for a new origin.
+_LOOKUP = """
+local entry = redis.call('GET', KEYS[1])
+if entry then
+    return entry
+end
+local current = redis.call('GET', KEYS[2])
+if current == false then
+    redis.call('SET', KEYS[2], ARGV[1], 'NX', 'PX', ARGV[2])
+    return 1
+end
+if current == ARGV[1] then
+    redis.call('PEXPIRE', KEYS[2], ARGV[2])
+    return 1
+end
+return 0
+"""
+
+# put_and_release: the entry written, then _RELEASE, in one round trip.
+_PUT_AND_RELEASE = """
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+if redis.call('GET', KEYS[2]) == ARGV[3] then
+    redis.call('DEL', KEYS[2])
+end
+return 1
 """
 
 _ERRORS = (RedisError, OSError, asyncio.TimeoutError)
@@ -90,30 +117,46 @@ class RedisStore:
         self.where = _where(pool.connection_class.__name__, kw)
         self._acquire = self._client.register_script(_ACQUIRE)
         self._release = self._client.register_script(_RELEASE)
+        self._lookup = self._client.register_script(_LOOKUP)
+        self._put_and_release = self._client.register_script(_PUT_AND_RELEASE)
 
     async def get(self, origin: str) -> Entry | None:
         try:
             data = await self._client.get(self._key("entry", origin))
         except _ERRORS as exc:
             raise self._error(exc) from exc
-        if data is None:
-            return None
-        try:
-            return decode(data)
-        except CorruptEntry as exc:
-            self.corrupt_records += 1
-            # Once per store, then DEBUG: a damaged file or a foreign key prefix would otherwise warn per origin.
-            logger.log(logging.WARNING if self.corrupt_records == 1 else logging.DEBUG,
-                       "Ignoring corrupt robots.txt cache record for %s in %s: %s%s", origin, self.where, exc,
-                       " (further corrupt records are logged at DEBUG)" if self.corrupt_records == 1 else "")
-            return None
+        return None if data is None else read(self, logger, self.where, origin, data)
 
-    async def put(self, entry: Entry) -> None:
-        keep_ms = _ms(max(entry.expires_at - self._clock(), 0.0) + self._keep)
+    async def lookup(self, origin: str, holder: str, ttl: float) -> tuple[Entry | None, bool]:
+        """One script: the entry, or the lease taken when there is none. A corrupt record: the lease as
+        ``acquire_lease`` takes it (a second round trip)."""
         try:
-            await self._client.set(self._key("entry", entry.origin), encode(entry), px=keep_ms)
+            found = await self._lookup(keys=[self._key("entry", origin), self._key("lease", origin)],
+                                       args=[holder, _ms(ttl)])
         except _ERRORS as exc:
             raise self._error(exc) from exc
+        if not isinstance(found, bytes):
+            return None, bool(found)
+        entry = read(self, logger, self.where, origin, found)
+        return (entry, False) if entry is not None else (None, await self.acquire_lease(origin, holder, ttl))
+
+    async def put_and_release(self, entry: Entry, holder: str) -> None:
+        try:
+            await self._put_and_release(keys=[self._key("entry", entry.origin), self._key("lease", entry.origin)],
+                                        args=[encode(entry), self._keep_ms(entry), holder])
+        except _ERRORS as exc:
+            raise self._error(exc) from exc
+
+
+    async def put(self, entry: Entry) -> None:
+        try:
+            await self._client.set(self._key("entry", entry.origin), encode(entry), px=self._keep_ms(entry))
+        except _ERRORS as exc:
+            raise self._error(exc) from exc
+
+    def _keep_ms(self, entry: Entry) -> int:
+        """How long the entry's key lives: to its expiry, then ``keep`` more."""
+        return _ms(max(entry.expires_at - self._clock(), 0.0) + self._keep)
 
     async def acquire_lease(self, origin: str, holder: str, ttl: float) -> bool:
         try:

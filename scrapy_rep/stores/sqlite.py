@@ -34,8 +34,8 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from scrapy_rep.stores._base import CorruptEntry, Entry, StoredEntry, StoreError
-from scrapy_rep.stores._codec import decode, describe, encode
+from scrapy_rep.stores._base import Entry, StoredEntry, StoreError
+from scrapy_rep.stores._codec import describe, encode, read
 from scrapy_rep.stores._sqlite_file import open_inline, prepare_within
 
 logger = logging.getLogger(__name__)
@@ -51,6 +51,15 @@ CHECKPOINT_EVERY = 500
 # Atomic acquire: insert, or take over a lease that has lapsed or is already ours; rowcount 0 means refused.
 _ACQUIRE = """
 INSERT INTO rep_leases (origin, holder, expires_at) VALUES (?, ?, ?)
+ON CONFLICT (origin) DO UPDATE SET holder = excluded.holder, expires_at = excluded.expires_at
+WHERE rep_leases.expires_at <= ? OR rep_leases.holder = excluded.holder
+"""
+
+# The lease only while the origin has no entry (``lookup``): one statement, so atomic; the parameters are _ACQUIRE's
+# with the origin again before ``now``.
+_ACQUIRE_IF_NO_ENTRY = """
+INSERT INTO rep_leases (origin, holder, expires_at)
+SELECT ?, ?, ? WHERE NOT EXISTS (SELECT 1 FROM rep_entries WHERE origin = ?)
 ON CONFLICT (origin) DO UPDATE SET holder = excluded.holder, expires_at = excluded.expires_at
 WHERE rep_leases.expires_at <= ? OR rep_leases.holder = excluded.holder
 """
@@ -107,17 +116,23 @@ class SQLiteStore:
 
     async def get(self, origin: str) -> Entry | None:
         rows, _ = await self._run("SELECT record FROM rep_entries WHERE origin = ?", (origin,))
-        if not rows:
-            return None
-        try:
-            return decode(rows[0][0])
-        except CorruptEntry as exc:
-            self.corrupt_records += 1
-            # Once per store, then DEBUG: a damaged file or a foreign key prefix would otherwise warn per origin.
-            logger.log(logging.WARNING if self.corrupt_records == 1 else logging.DEBUG,
-                       "Ignoring corrupt robots.txt cache record for %s in %s: %s%s", origin, self.path, exc,
-                       " (further corrupt records are logged at DEBUG)" if self.corrupt_records == 1 else "")
-            return None
+        return read(self, logger, self.path, origin, rows[0][0]) if rows else None
+
+    async def lookup(self, origin: str, holder: str, ttl: float) -> tuple[Entry | None, bool]:
+        """The read, then the lease taken only if there is still no entry (one statement); refused, the read again
+        (another crawler may have stored meanwhile). A corrupt record: the lease as ``acquire_lease`` takes it."""
+        rows, _ = await self._run("SELECT record FROM rep_entries WHERE origin = ?", (origin,))
+        if rows:
+            entry = read(self, logger, self.path, origin, rows[0][0])
+            return (entry, False) if entry is not None else (None, await self.acquire_lease(origin, holder, ttl))
+        now = self._clock()
+        _, changed = await self._run(_ACQUIRE_IF_NO_ENTRY, (origin, holder, now + ttl, origin, now))
+        return (None, True) if changed == 1 else (await self.get(origin), False)
+
+    async def put_and_release(self, entry: Entry, holder: str) -> None:
+        await self.put(entry)
+        await self.release_lease(entry.origin, holder)
+
 
     async def put(self, entry: Entry) -> None:
         await self._run("INSERT OR REPLACE INTO rep_entries (origin, record) VALUES (?, ?)",

@@ -47,7 +47,7 @@ class SlowStore:
 
     def __getattr__(self, name: str) -> Any:
         method = getattr(self.inner, name)
-        if name not in ("get", "put", "acquire_lease", "release_lease"):
+        if name not in ("get", "put", "acquire_lease", "release_lease", "lookup", "put_and_release"):
             return method
 
         async def late(*args: Any) -> Any:
@@ -114,7 +114,7 @@ async def test_a_slow_store_never_puts_more_requests_on_the_wire_than_concurrent
     assert [key for key in result.stats if key.startswith("rep/robots/exception")] == [], result.stats
     assert len(robots) == origins and set(robots.values()) == {1}, summary
     assert pages == allowed and sorted(result.downloaded) == sorted(allowed), summary
-    assert not slow or slow[0].calls >= 4 * origins  # every origin went through the slow store
+    assert not slow or slow[0].calls >= 2 * origins  # every origin went through the slow store (lookup, then put)
     result.assert_accounted()
 
 

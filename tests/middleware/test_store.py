@@ -71,11 +71,11 @@ async def test_store_errors_are_counted_and_never_mean_allow_all_spec_3_2(sites:
     result = await crawl([site.url("/private"), site.url("/a")], REP_STORE=f"sqlite:///{path}",
                          on_crawler=break_the_file_once_open(path))
     assert result.downloaded == [site.url("/a")] and result.stat("rep/requests/forbidden") == 1
-    assert result.stat("rep/store/errors/get") == 1 and result.stat("rep/store/errors/put") == 1
+    assert result.stat("rep/store/errors/lookup") == 1 and result.stat("rep/store/errors/put") == 1
     assert site.hits_for("/robots.txt") == 1
     result.assert_accounted()
     failed = [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING and "store" in r.getMessage()]
-    assert failed[0].startswith(f"robots.txt store get failed for {site.origin()}: SQLite store {path}: file is not a "
+    assert failed[0].startswith(f"robots.txt store lookup failed for {site.origin()}: SQLite store {path}: file is not a "
                                 "database (the crawl goes on with what this process holds; further store errors")
 
 
@@ -92,7 +92,7 @@ async def test_a_failing_store_warns_once_then_counts_whatever_the_number_of_ori
                          on_crawler=break_the_file_once_open(path))
     assert sorted(result.downloaded) == sorted(site.url("/a") for site in origins)
     errors = result.stat("rep/store/errors")
-    assert errors >= 12  # a get and a put per origin at least
+    assert errors >= 12  # a lookup and a put per origin at least
     warned = [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING and "store" in r.getMessage()]
     assert len(warned) == 2 and "Entry(" not in " ".join(warned)
     assert warned[1] == (f"robots.txt store: {errors} calls failed in this crawl (rep/store/errors/<operation> "

@@ -138,7 +138,7 @@ async def test_redis_outage_mid_crawl_keeps_the_rules_already_known(redis_server
     assert not any(path.startswith("/private") for site in (known, new) for path in site.paths())
     assert (known.hits_for("/robots.txt"), new.hits_for("/robots.txt")) == (1, 1)
     assert result.stat("rep/store/errors") >= 1
-    assert result.stat("rep/store/errors/get") >= 1
+    assert result.stat("rep/store/errors/lookup") >= 1
     result.assert_accounted()
 
 

@@ -74,19 +74,20 @@ def test_corrupt_record_reads_as_missing_and_is_counted(shared_backend: Backend,
     """Issue 4: corrupt entries are ignored (and re-fetched), whether the JSON or its compression is broken."""
     backend = shared_backend
 
-    async def scenario() -> tuple[Entry | None, int, Entry | None]:
+    async def scenario() -> tuple[Entry | None, tuple[Entry | None, bool], int, Entry | None]:
         store = backend.open()
         await store.put(entry("https://setup.example"))
         backend.write_raw(ORIGIN, data)
         read = await store.get(ORIGIN)
+        looked_up = await store.lookup(ORIGIN, "crawler-a", 60)  # as missing: the lease is taken
         count = store.corrupt_records  # type: ignore[attr-defined]
-        await store.put(entry(ORIGIN))  # the re-fetch overwrites it
+        await store.put_and_release(entry(ORIGIN), "crawler-a")  # the re-fetch overwrites it
         again = await store.get(ORIGIN)
         await store.close()
-        return read, count, again
+        return read, looked_up, count, again
 
-    read, count, again = run(scenario())
-    assert (read, count) == (None, 1)
+    read, looked_up, count, again = run(scenario())
+    assert (read, looked_up, count) == (None, (None, True), 2)
     assert again == entry(ORIGIN)
 
 
@@ -110,6 +111,47 @@ def test_lease_excludes_a_second_holder_until_released(shared_backend: Backend) 
         return steps
 
     assert run(scenario()) == [True, False, True, True, False, True]
+
+
+def test_lookup_takes_the_lease_only_where_there_is_no_entry(shared_backend: Backend) -> None:
+    """``lookup`` (issue 21): no entry and a free lease, the lease is taken; no entry and the lease held, refused;
+    an entry, it is returned and the lease is left alone. ``put_and_release`` stores and frees the lease for the
+    next crawler, and leaves another holder's lease alone."""
+    backend = shared_backend
+    other = "https://other.example"
+
+    async def scenario() -> list[object]:
+        a, b = backend.open(), backend.open()
+        steps: list[object] = [
+            await a.lookup(ORIGIN, "crawler-a", 60),  # (None, True): the lease is a's
+            await b.lookup(ORIGIN, "crawler-b", 60),  # (None, False): a holds it
+            await a.lookup(ORIGIN, "crawler-a", 60),  # (None, True): the holder's own lease, renewed
+        ]
+        await a.put_and_release(entry(ORIGIN), "crawler-a")
+        steps.append(await b.lookup(ORIGIN, "crawler-b", 60))  # (the entry, False)
+        steps.append(await b.acquire_lease(ORIGIN, "crawler-b", 60))  # True: a released it
+        await b.acquire_lease(other, "crawler-b", 60)
+        await a.put_and_release(entry(other), "crawler-a")  # not the holder: stored, b's lease kept
+        steps.append(await a.acquire_lease(other, "crawler-a", 60))  # False
+        steps.append(await a.get(other))
+        await a.close()
+        await b.close()
+        return steps
+
+    assert run(scenario()) == [(None, True), (None, False), (None, True), (entry(ORIGIN), False), True, False,
+                               entry(other)]
+
+
+def test_memory_store_lookup_grants_the_lease_for_a_new_origin() -> None:
+    backend = Backend("memory", "memory", None)
+
+    async def scenario() -> list[object]:
+        store = backend.open()
+        first = await store.lookup(ORIGIN, "a", 60)
+        await store.put_and_release(entry(ORIGIN), "a")
+        return [first, await store.lookup(ORIGIN, "b", 60)]
+
+    assert run(scenario()) == [(None, True), (entry(ORIGIN), False)]
 
 
 def test_memory_store_grants_every_lease() -> None:
