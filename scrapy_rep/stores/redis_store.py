@@ -33,19 +33,24 @@ from scrapy_rep.stores._codec import describe, encode, read
 
 logger = logging.getLogger(__name__)
 
-# Take the lease if it is free (SET NX PX) or renew it if it is already ours.
-_ACQUIRE = """
-local current = redis.call('GET', KEYS[1])
+def _take_lease(key: str) -> str:
+    """Lua taking the lease at ``key`` if it is free (SET NX PX) or renewing it if it is already ours (ARGV[1] the
+    holder, ARGV[2] the TTL in ms): returns 1, or 0 when another holder has it."""
+    return f"""
+local current = redis.call('GET', {key})
 if current == false then
-    redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2])
+    redis.call('SET', {key}, ARGV[1], 'NX', 'PX', ARGV[2])
     return 1
 end
 if current == ARGV[1] then
-    redis.call('PEXPIRE', KEYS[1], ARGV[2])
+    redis.call('PEXPIRE', {key}, ARGV[2])
     return 1
 end
 return 0
 """
+
+
+_ACQUIRE = _take_lease("KEYS[1]")
 
 # Delete the lease only if it is still ours: after it lapsed another crawler may hold it.
 _RELEASE = """
@@ -61,17 +66,7 @@ local entry = redis.call('GET', KEYS[1])
 if entry then
     return entry
 end
-local current = redis.call('GET', KEYS[2])
-if current == false then
-    redis.call('SET', KEYS[2], ARGV[1], 'NX', 'PX', ARGV[2])
-    return 1
-end
-if current == ARGV[1] then
-    redis.call('PEXPIRE', KEYS[2], ARGV[2])
-    return 1
-end
-return 0
-"""
+""" + _take_lease("KEYS[2]")
 
 # put_and_release: the entry written, then _RELEASE, in one round trip.
 _PUT_AND_RELEASE = """
