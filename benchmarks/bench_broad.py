@@ -39,6 +39,7 @@ import json
 import pstats
 import resource
 import sqlite3
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -305,6 +306,28 @@ def main() -> None:
     if args.rounds > 1:
         print(f"each mode's best of {args.rounds} rounds (modes in reverse order every other round):")
     report(list(best.values()), args.origins, args.concurrency)
+    if args.rounds > 1:
+        paired_report(results)
+
+
+def paired_report(results: list[dict[str, Any]]) -> None:
+    """Each mode against ``off`` and ``builtin`` *of the same round*, the median over the rounds: the machine's
+    speed drifts by 20-30% over minutes, so a ratio of two modes' best rounds can compare a fast phase with a slow
+    one; a round's modes run minutes apart at most, in reverse order every other round."""
+    rounds: dict[int, dict[str, dict[str, Any]]] = {}
+    for result in results:
+        rounds.setdefault(result["round"], {})[result["mode"]] = result
+    print(f"median over {len(rounds)} rounds of each round's ratios (responses/s; CPU per response):")
+    for mode in dict.fromkeys(result["mode"] for result in results):
+        parts = []
+        for anchor in ("off", "builtin"):
+            pairs = [(modes[mode], modes[anchor]) for modes in rounds.values() if mode in modes and anchor in modes]
+            if anchor != mode and pairs:
+                rate = statistics.median(r["responses_per_s"] / a["responses_per_s"] for r, a in pairs)
+                cpu = statistics.median(r["cpu_ms_per_response"] / a["cpu_ms_per_response"] for r, a in pairs)
+                parts.append(f"vs {anchor} {rate:.2f}x; CPU {cpu:.2f}x")
+        if parts:
+            print(f"  {mode}: " + "; ".join(parts))
 
 
 def start_redis(directory: Path, running: ExitStack) -> int:
