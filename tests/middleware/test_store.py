@@ -75,8 +75,8 @@ async def test_store_errors_are_counted_and_never_mean_allow_all_spec_3_2(sites:
     assert site.hits_for("/robots.txt") == 1
     result.assert_accounted()
     failed = [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING and "store" in r.getMessage()]
-    assert failed[0].startswith(f"robots.txt store lookup failed for {site.origin()}: SQLite store {path}: file is not a "
-                                "database (the crawl goes on with what this process holds; further store errors")
+    assert failed[0].startswith(f"robots.txt store lookup failed for {site.origin()}: SQLite store {path}: file is "
+                                "not a database (the crawl goes on with what this process holds; further store errors")
 
 
 @pytest_twisted.ensureDeferred
