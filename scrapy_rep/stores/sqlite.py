@@ -48,21 +48,20 @@ _PAGE = 500
 #: Inline writes between two WAL checkpoints, which run in the worker (SQLite's own default: every 1,000 pages).
 CHECKPOINT_EVERY = 500
 
-# Atomic acquire: insert, or take over a lease that has lapsed or is already ours; rowcount 0 means refused.
-_ACQUIRE = """
-INSERT INTO rep_leases (origin, holder, expires_at) VALUES (?, ?, ?)
+# Take over a lease that has lapsed or is already ours; with no row to take over, the insert goes in.
+_TAKE_OVER = """
 ON CONFLICT (origin) DO UPDATE SET holder = excluded.holder, expires_at = excluded.expires_at
 WHERE rep_leases.expires_at <= ? OR rep_leases.holder = excluded.holder
 """
+
+# Atomic acquire: insert, or take over; rowcount 0 means refused. Parameters: origin, holder, expires_at, now.
+_ACQUIRE = "INSERT INTO rep_leases (origin, holder, expires_at) VALUES (?, ?, ?)" + _TAKE_OVER
 
 # The lease only while the origin has no entry (``lookup``): one statement, so atomic; the parameters are _ACQUIRE's
 # with the origin again before ``now``.
 _ACQUIRE_IF_NO_ENTRY = """
 INSERT INTO rep_leases (origin, holder, expires_at)
-SELECT ?, ?, ? WHERE NOT EXISTS (SELECT 1 FROM rep_entries WHERE origin = ?)
-ON CONFLICT (origin) DO UPDATE SET holder = excluded.holder, expires_at = excluded.expires_at
-WHERE rep_leases.expires_at <= ? OR rep_leases.holder = excluded.holder
-"""
+SELECT ?, ?, ? WHERE NOT EXISTS (SELECT 1 FROM rep_entries WHERE origin = ?)""" + _TAKE_OVER
 
 
 @dataclass(slots=True)
@@ -217,7 +216,7 @@ class SQLiteStore:
             done = cursor.fetchall(), cursor.rowcount
         except sqlite3.Error:  # locked (SQLITE_BUSY at once), or any failure: the worker runs it and says why
             return None
-        if not sql.lstrip().upper().startswith("SELECT"):
+        if _writes(sql):
             self._inline_writes += 1
             if self._inline_writes >= CHECKPOINT_EVERY and (self._checkpoint is None or self._checkpoint.done()):
                 self._inline_writes = 0
@@ -277,7 +276,7 @@ class SQLiteStore:
         if len(statements) > 1:
             try:
                 conn = self._connection()
-                writes = any(not sql.lstrip().upper().startswith("SELECT") for sql, _ in statements)
+                writes = any(_writes(sql) for sql, _ in statements)
                 conn.execute("BEGIN IMMEDIATE" if writes else "BEGIN")
                 try:
                     outcomes: list[_Outcome] = []
@@ -337,3 +336,8 @@ class SQLiteStore:
                 raise
             self._conn = conn
         return self._conn
+
+
+def _writes(sql: str) -> bool:
+    """The statement may write (anything but a SELECT)."""
+    return not sql.lstrip().upper().startswith("SELECT")
