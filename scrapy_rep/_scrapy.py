@@ -25,6 +25,9 @@ redis's); its class's module                         PARKED's default for a shar
 ``Downloader.slots[key].delay``,                     the opt-in crawl-delay (SPEC 6.5) as the    crawl-delay not
 ``Downloader.per_slot_settings``                     slot's download delay                       applied
                                                                                                  (``crawl_delay``)
+``SignalManager.sender`` (the sender Scrapy's        ``robots_parsed`` is built and sent only    it is always built
+``send_catch_log`` sends as; looked up with          when something receives it (a broad crawl   and sent (no warning:
+PyDispatcher's public ``getAllReceivers``)           parses thousands of files)                  nothing is lost)
 ===================================================  ==========================================  =====================
 
 Version-dependent public APIs, each with what older versions offer instead:
@@ -47,6 +50,7 @@ import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from pydispatch import dispatcher  # type: ignore[import-untyped]  # Scrapy's own signal dispatcher
 from scrapy import signals
 from scrapy.core.engine import ExecutionEngine
 from scrapy.downloadermiddlewares import httpcompression
@@ -73,6 +77,15 @@ SCRAPY_ACCEPTED_ENCODINGS: tuple[bytes, ...] = tuple(getattr(httpcompression, "A
                                                                                                      b"deflate")))
 
 _HAS_DOWNLOAD_ASYNC = hasattr(ExecutionEngine, "download_async")
+
+
+def has_receivers(crawler: Crawler, signal: object) -> bool:
+    """Whether anything is connected to ``signal`` for ``crawler`` (as ``send_catch_log`` finds its receivers); True
+    when that cannot be told, so that the signal is sent."""
+    sender = getattr(crawler.signals, "sender", None)
+    if sender is None:
+        return True
+    return any(True for _ in dispatcher.liveReceivers(dispatcher.getAllReceivers(sender, signal)))
 
 
 def asyncio_available() -> bool:

@@ -21,10 +21,12 @@ if TYPE_CHECKING:
 
 def announce(crawler: Crawler, internals: _scrapy.Internals, config: Config, stats: StatsCollector, origin: Origin,
              robots: Robots) -> None:
-    """Send ``robots_parsed``; with REP_OBEY_CRAWL_DELAY, set the origin's slot delay (capped) and its stat."""
-    crawler.signals.send_catch_log(
-        signal=_scrapy.robots_parsed, robotparser=RobotParser(robots), request=Request(origin.robots_url)
-    )
+    """Send ``robots_parsed`` (if anything receives it); with REP_OBEY_CRAWL_DELAY, set the origin's slot delay
+    (capped) and its stat."""
+    if _scrapy.has_receivers(crawler, _scrapy.robots_parsed):
+        crawler.signals.send_catch_log(
+            signal=_scrapy.robots_parsed, robotparser=RobotParser(robots), request=Request(origin.robots_url)
+        )
     if config.obey_crawl_delay:
         delay = robots.crawl_delay(config.user_agents)
         if delay is not None:

@@ -13,7 +13,7 @@ from scrapy.crawler import Crawler
 from scrapy.downloadermiddlewares.robotstxt import RobotsTxtMiddleware
 from scrapy.utils.test import get_crawler
 
-from scrapy_rep import RobotParser, RobotsBodyMiddleware, RobotsMiddleware, robots_parsed
+from scrapy_rep import RobotParser, RobotsBodyMiddleware, RobotsMiddleware, _scrapy, robots_parsed
 from scrapy_rep.config import ConfigError
 from tests.crawl import ListSpider, crawl, middleware
 from tests.servers import robots
@@ -241,6 +241,32 @@ async def test_robots_parsed_signal_and_sitemaps(sites: Any) -> None:
     assert not parser.allowed(site.url("/x"), "AnyBot/1.0") and parser.allowed(site.url("/y"), b"AnyBot")
     assert parser.crawl_delay("AnyBot") == 3.0 and parser.sitemaps == ["https://example.com/s.xml"]
     assert middleware(box[0]).sitemaps(site.url("/anything")) == ["https://example.com/s.xml"]
+
+
+def test_robots_parsed_is_looked_up_for_the_crawler_that_sends_it() -> None:
+    """``robots_parsed`` is built and sent only when something receives it (a broad crawl parses thousands of
+    files): its receivers are found as ``send_catch_log`` finds them, for this crawler only."""
+    crawler, other = get_crawler(ListSpider), get_crawler(ListSpider)
+    assert not _scrapy.has_receivers(crawler, robots_parsed)
+
+    def receiver(**_: Any) -> None:
+        return None
+
+    crawler.signals.connect(receiver, signal=robots_parsed)
+    assert _scrapy.has_receivers(crawler, robots_parsed) and not _scrapy.has_receivers(other, robots_parsed)
+    assert not _scrapy.has_receivers(crawler, signals.spider_error)
+    crawler.signals.disconnect(receiver, signal=robots_parsed)
+    assert not _scrapy.has_receivers(crawler, robots_parsed)
+
+
+@pytest_twisted.ensureDeferred
+async def test_without_a_receiver_robots_parsed_is_not_built(sites: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    site = sites()
+    site.route("/robots.txt", robots("User-agent: *\nDisallow: /x\n"))
+    built: list[Any] = []
+    monkeypatch.setattr("scrapy_rep.reporting.announce.RobotParser", built.append)
+    result = await crawl([site.url("/a"), site.url("/x")])
+    assert result.downloaded == [site.url("/a")] and built == []
 
 
 @pytest.mark.parametrize(("obey", "expected"), [(True, 0.05), (False, None)])
