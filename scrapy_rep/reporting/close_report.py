@@ -8,9 +8,10 @@
   to), per origin;
 - INFO, the forbidden requests per origin with their top rules (``SUMMARY_ORIGINS`` origins, ``TOP_RULES`` rules each).
 
-In a dry run (REP_ENFORCE = False) the same lines say "would have been". Memory is bounded: counts per origin for at
-most ``MAX_TRACKED_ORIGINS`` origins (a counter per (origin, rule) for those); later origins are summed only, and the
-summary says how many requests were not detailed.
+In a dry run (REP_ENFORCE = False) the same lines say "would have been". Memory is bounded: at most
+``MAX_TRACKED_ORIGINS`` origins are tracked (counts for those with a forbidden or dropped request, a counter per
+(origin, rule) for those; an origin whose requests were all allowed is only a set member); later origins are summed
+only, and the summary says how many requests were not detailed.
 """
 
 from __future__ import annotations
@@ -61,23 +62,29 @@ class CloseReport:
     def __init__(self, stats: StatsCollector, enforce: bool) -> None:
         self.stats = stats
         self.enforce = enforce
-        self._origins: dict[str, _Counts] = {}
+        self._origins: dict[str, _Counts] = {}  # tracked origins with a forbidden or dropped request
+        self._allowed: set[str] = set()  # tracked origins whose requests were all allowed so far (no counts kept)
         # (origin, the deciding line as matcher.cite words it: "line 2 (Disallow: /) of the '*' group (line 1)")
         # -> forbidden requests
         self._rules: Counter[tuple[str, str]] = Counter()
         self._start = _Counts()  # the crawl's start requests
-        self._start_origins: dict[str, _Counts] = {}  # per origin, start requests only (tracked origins)
+        self._start_origins: dict[str, _Counts] = {}  # per tracked origin, its blocked start requests only
         self._start_rules: Counter[tuple[str, str]] = Counter()  # the same, start requests only
         self._untracked = 0  # forbidden requests of origins past MAX_TRACKED_ORIGINS
 
     # -- what the middleware reports -----------------------------------------------------------------------------
 
     def allowed(self, origin: str, request: Request) -> None:
-        for counts in self._counts(origin, request):
-            counts.decided += 1
+        tracked = self._origins.get(origin)
+        if tracked is not None:
+            tracked.decided += 1
+        elif len(self._origins) + len(self._allowed) < MAX_TRACKED_ORIGINS:
+            self._allowed.add(origin)  # a broad crawl's usual origin: a set member, not two counters (issue 21)
+        if is_start_request(request):
+            self._start.decided += 1
 
     def forbidden(self, entry: Entry, request: Request, where: str) -> None:
-        counts = self._counts(entry.origin, request)
+        counts = self._blocked_counts(entry.origin, request)
         for one in counts:
             one.decided += 1
             one.forbidden += 1
@@ -92,17 +99,23 @@ class CloseReport:
     def dropped(self, state: OriginState, request: Request) -> None:
         """``request`` was dropped (or, in a dry run, would have been) waiting for its origin's robots.txt."""
         entry = state.entry
-        for one in self._counts(state.origin, request):
+        for one in self._blocked_counts(state.origin, request):
             one.decided += 1
             one.dropped += 1
             one.dropped_by = entry.label if entry is not None and entry.failing else "no answer yet"
 
-    def _counts(self, origin: str, request: Request) -> list[_Counts]:
-        """The counters ``request`` adds to: its origin's (if tracked), and the start requests' if it is one."""
+    def _blocked_counts(self, origin: str, request: Request) -> list[_Counts]:
+        """The counters a forbidden or dropped ``request`` adds to: its origin's (if tracked), and the start
+        requests' if it is one."""
         counts = []
         tracked = self._origins.get(origin)
-        if tracked is None and len(self._origins) < MAX_TRACKED_ORIGINS:
-            tracked = self._origins[origin] = _Counts()
+        if tracked is None:
+            was_allowed = origin in self._allowed
+            if was_allowed or len(self._origins) + len(self._allowed) < MAX_TRACKED_ORIGINS:
+                self._allowed.discard(origin)
+                # One allowed request stands for all of them: of an origin's allowed requests only whether there
+                # were any is ever read (all blocked or not), never how many.
+                tracked = self._origins[origin] = _Counts(decided=int(was_allowed))
         if tracked is not None:
             counts.append(tracked)
         if is_start_request(request):

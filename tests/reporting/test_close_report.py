@@ -12,10 +12,13 @@ from typing import Any
 import pytest
 import pytest_twisted
 from scrapy import Request
+from scrapy.statscollectors import MemoryStatsCollector
+from scrapy.utils.test import get_crawler
 from twisted.python.failure import Failure
 
 from scrapy_rep.cli.lint import lint
 from scrapy_rep.reporting import close_report
+from scrapy_rep.stores import Entry, Outcome
 from tests.crawl import ListSpider, crawl
 from tests.reporting.test_waiting_log import messages
 from tests.servers import Reply, robots
@@ -87,6 +90,29 @@ async def test_the_summary_is_bounded(
     ]
     assert result.stat("rep/report/untracked_forbidden") == 1
     result.assert_accounted()
+
+
+def test_an_origin_allowed_before_it_was_forbidden_is_not_all_blocked_and_counts_toward_the_bound(
+    caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An origin whose requests were all allowed so far is a set member only (a broad crawl's usual origin); its
+    first forbidden request starts its counts, which still know that some were allowed. Such origins are tracked
+    origins: past MAX_TRACKED_ORIGINS a newly forbidden origin is summed only."""
+    monkeypatch.setattr(close_report, "MAX_TRACKED_ORIGINS", 2)
+    caplog.set_level(logging.INFO, logger=LOGGER)
+    report = close_report.CloseReport(MemoryStatsCollector(get_crawler()), enforce=True)
+    rule = "line 2 (Disallow: /no) of the '*' group (line 1)"
+    for origin in ("http://a.test", "http://b.test"):
+        report.allowed(origin, Request(f"{origin}/ok"))
+    for origin in ("http://a.test", "http://c.test"):
+        entry = Entry(origin, Outcome.RULES, 0.0, 1.0, body=b"User-agent: *\nDisallow: /no\n", status=200)
+        report.forbidden(entry, Request(f"{origin}/no"), rule)
+    report.close(None)
+    assert messages(caplog, logging.WARNING) == []  # a.test had an allowed request: not "every request"
+    assert close_lines(caplog) == [
+        f"robots.txt forbade 2 requests of 1 origin at close: http://a.test 1 ({rule}); 1 of origins past the first "
+        "2 not detailed (bounded memory)"
+    ]
 
 
 NEWBIE = """User-agent: *
