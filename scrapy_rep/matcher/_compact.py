@@ -5,7 +5,8 @@ of the groups SPEC 6 selects for those tokens, plus the crawl-delay and usage li
 they are (``group``, for messages). ``AgentRules`` keeps exactly that, packed:
 
 * the rules in rank order (``_index.ranked``: positions that order them as SPEC 7.4 decides) as one string of their
-  patterns separated by ``"\\n"`` (a pattern never holds a line break: the parser splits lines there), one byte per
+  patterns separated by ``"\\n"`` (a pattern never holds a line break: the parser splits lines there; held
+  zlib-compressed from ``COMPRESS_PATTERNS_FROM`` characters on, about a third of the size), one byte per
   rule saying whether it allows, and an ``array`` of their line numbers (2 bytes each when they fit); the few values
   written otherwise than their pattern (percent-escaped, ``/index.html`` rules) in a dict;
 * the index that decides (``RuleIndex``), built from those patterns when the form is made (so the first decision
@@ -20,6 +21,7 @@ The form holds no sitemaps, other groups, comments or line table: ``Robots`` (a 
 from __future__ import annotations
 
 import threading
+import zlib
 from array import array
 from collections import OrderedDict
 from collections.abc import Sequence
@@ -37,6 +39,10 @@ from ._verdict import UserAgent, Verdict
 #: percent of a page's processing, so a crawl that keeps coming back to thousands of origins loses little, and a
 #: broad crawl's memory per origin does not carry a large fixed cost (50,000 rules, 9 MiB, before issue 21).
 HOT_RULES = 10_000
+#: Packed patterns this long or longer are held zlib-compressed, level 1: on the corpus a form's 926 bytes of
+#: patterns become 319 (a broad crawl keeps a form per origin, its index let go), for ~25 µs once per form; a form
+#: that builds its index again decompresses them in ~9 µs.
+COMPRESS_PATTERNS_FROM = 128
 
 _ALLOW, _DISALLOW = 1, 0
 
@@ -48,7 +54,7 @@ class AgentRules:
     __slots__ = ("_allows", "_index", "_lines", "_patterns", "_usage", "_written", "crawl_delay", "group",
                  "user_agent")
 
-    _patterns: str
+    _patterns: str | bytes  # the patterns joined by "\n"; bytes: zlib-compressed (COMPRESS_PATTERNS_FROM)
     _allows: bytes  # per rank, _ALLOW or _DISALLOW; then _ALLOW for rank -1 (no rule matches), as RuleIndex.allows
     _lines: array[int] | None  # per rank, its line; None when no rule applies
     _written: dict[int, str] | None  # rank -> value as written, where it differs from the pattern
@@ -70,7 +76,9 @@ class AgentRules:
             self._patterns, self._allows, self._lines, self._written = "", b"", None, None
             return
         patterns = [rule.pattern for rule in rules]
-        self._patterns = "\n".join(patterns)
+        text = "\n".join(patterns)  # escaped patterns are ASCII; surrogatepass keeps any str round-tripping
+        long = len(text) >= COMPRESS_PATTERNS_FROM
+        self._patterns = zlib.compress(text.encode("utf-8", "surrogatepass"), 1) if long else text
         self._allows = bytes([*(_ALLOW if rule.allow else _DISALLOW for rule in rules), _ALLOW])
         lines = [rule.line for rule in rules]
         self._lines = array("H" if max(lines) < 1 << 16 else "I", lines)  # 2 bytes per line when they fit
@@ -122,7 +130,9 @@ class AgentRules:
     def _build(self, patterns: list[str] | None = None) -> RuleIndex:
         """Build the index (from ``patterns``, else the packed ones) and count it among the hot ones."""
         if patterns is None:
-            patterns = self._patterns.split("\n")
+            packed = self._patterns
+            text = zlib.decompress(packed).decode("utf-8", "surrogatepass") if isinstance(packed, bytes) else packed
+            patterns = text.split("\n")
         allows = [allow == _ALLOW for allow in self._allows]
         index = self._index = RuleIndex.of_ranked(patterns, allows)
         _HOT.add(self, len(patterns))

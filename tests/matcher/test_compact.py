@@ -74,6 +74,19 @@ def test_the_hot_set_keeps_the_newest_forms_within_its_budget(small_hot: _compac
     assert big.allowed("/19/") is False and third.allowed("/b") is False
 
 
+def test_long_patterns_are_held_compressed_and_come_back_whole(small_hot: _compact._Hot) -> None:
+    """Packed patterns from COMPRESS_PATTERNS_FROM characters on are held zlib-compressed (a broad crawl keeps a form
+    per origin); a cold form decompresses them to build its index again, non-ASCII escapes included."""
+    rules = "".join(f"Disallow: /section-{i}/caf\u00e9/*.pdf$\n" for i in range(12))
+    robots = parse("User-agent: *\n" + rules)
+    long, short = robots.compact("x"), parse("User-agent: *\nDisallow: /a\n").compact("x")
+    assert isinstance(long._patterns, bytes) and isinstance(short._patterns, str)
+    assert len(long._patterns) < len(rules) / 4
+    long._index = None  # as the hot set lets it go
+    assert long.allowed("/section-11/caf%C3%A9/x.pdf") is False and long.allowed("/section-11/caf%C3%A9/x.pdfs")
+    assert long.explain("/section-3/caf\u00e9/a.pdf").rule == robots.explain("/section-3/caf\u00e9/a.pdf", "x").rule
+
+
 def test_no_rules_no_index() -> None:
     form = parse("User-agent: other\nDisallow: /\n").compact("mybot")
     assert form.allowed("/") is True and form.explain("/x").rule is None and form.decide("/") == (True, {})
