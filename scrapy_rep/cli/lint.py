@@ -12,7 +12,7 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
-from scrapy_rep.matcher import ParseReport, ignored_lines, report
+from scrapy_rep.matcher import ParseReport, report
 from scrapy_rep.reporting.outcome_log import plural
 from scrapy_rep.stores import Outcome
 
@@ -49,7 +49,7 @@ def lint(body: bytes, max_bytes: int = MAX_BYTES, *, truncated: bool = False,
     capped = report(body, max_bytes=max_bytes)
     findings = line_findings(capped.lines, body[:max_bytes])
     if looks_like_html(body, content_type):
-        findings.insert(0, _html_finding(capped, ignored_lines(body, max_bytes=max_bytes)))
+        findings.insert(0, _html_finding(capped, capped.ignored_lines))
     if len(body) > max_bytes:
         findings.append(_past_cap_finding(body, max_bytes, capped, truncated))
         cut = cut_line_finding(body, max_bytes, capped, truncated)

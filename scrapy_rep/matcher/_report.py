@@ -65,6 +65,14 @@ class ParseReport:
         return sum(1 for line in self.lines if line.kind not in (LineKind.UNKNOWN, LineKind.UNUSED))
 
     @property
+    def ignored_lines(self) -> int:
+        """Lines with text that are no directive Google reads (text that is no directive, unknown keys, keys it does
+        not use): what ``ignored_lines(body)`` counts without building a report."""
+        return sum(1 for line in self.lines
+                   if not (line.metadata.is_empty or line.metadata.is_comment)
+                   and (not line.metadata.has_directive or line.kind in _OTHER))
+
+    @property
     def unknown_directives(self) -> int:
         """``key: value`` lines with any other key (Unused ones included)."""
         return sum(1 for line in self.lines if line.metadata.has_directive and line.kind in _OTHER)
@@ -141,9 +149,9 @@ def report(body: Body, *, max_bytes: int | None = MAX_BYTES) -> ParseReport:
 
 def ignored_lines(body: bytes, *, max_bytes: int | None = MAX_BYTES) -> int:
     """How many lines with text Google's parser does not read as a directive (text that is no directive, unknown
-    keys, keys it does not use): the lines of ``report`` with text whose kind is none of the four Google reads,
-    counted without building the report (a soft 404's HTML page has thousands of lines: ``lint`` and the crawl's
-    warning count them). Never raises."""
+    keys, keys it does not use): ``report(body).ignored_lines``, counted without building the report (a soft 404's
+    HTML page has thousands of lines: the crawl's warning counts them; ``lint``, which has the report, reads it
+    there). Never raises."""
     data = body if max_bytes is None else body[:max_bytes]
     read = _ReadCount()
     parse_directives(data, read)
