@@ -157,17 +157,17 @@ def crawl(mode: str, proxy: str, paths: list[list[str]], origins: int, concurren
             in_gc[0] += time.perf_counter() - in_gc[1]
 
     def opened() -> None:
-        started.extend((time.perf_counter(), time.process_time()))
         from twisted.internet import reactor
 
+        started.extend((time.perf_counter(), time.process_time()))
         reactor.callLater(SLOW_ROBOTS, past_first_second)  # type: ignore[attr-defined]
+        gc.callbacks.append(timed_gc)
+        if profiler is not None:
+            profiler.enable()
 
     def past_first_second() -> None:  # issue 21, item 4: the rate "once past the first second"
         assert crawler.stats is not None
         started.extend((time.perf_counter(), crawler.stats.get_value("response_received_count", 0)))
-        gc.callbacks.append(timed_gc)
-        if profiler is not None:
-            profiler.enable()
 
     def at_idle() -> None:
         middleware = crawler.get_downloader_middleware(RobotsMiddleware) if mode in REP_MODES else None
@@ -192,7 +192,8 @@ def crawl(mode: str, proxy: str, paths: list[list[str]], origins: int, concurren
         "mode": mode, "seconds": elapsed, "responses": responses, "pages": responses - robots, "robots": robots,
         "pages_per_s": (responses - robots) / elapsed,
         "responses_per_s": responses / elapsed, "cpu_ms_per_response": cpu * 1000 / max(responses, 1),
-        "responses_per_s_after_1s": (responses - started[3]) / (started[0] + elapsed - started[2]),
+        "responses_per_s_after_1s": ((responses - started[3]) / (started[0] + elapsed - started[2])
+                                     if len(started) == 4 else None),  # None: the crawl took less than a second
         "gc_ms_per_response": in_gc[0] * 1000 / max(responses, 1),
         "forbidden": stats.get("rep/requests/forbidden", 0),
         "requeued": stats.get("rep/requests/requeued/released", 0),  # released past the downloader's room
@@ -336,7 +337,8 @@ def paired_report(results: list[dict[str, Any]]) -> None:
                 cpu = statistics.median(r["cpu_ms_per_response"] / a["cpu_ms_per_response"] for r, a in pairs)
                 parts.append(f"vs {anchor} {rate:.2f}x; CPU {cpu:.2f}x")
         instant = mode.removesuffix(SLOW)
-        pairs = [(modes[mode], modes[instant]) for modes in rounds.values() if mode in modes and instant in modes]
+        pairs = [(modes[mode], modes[instant]) for modes in rounds.values() if mode in modes and instant in modes
+                 and modes[mode]["responses_per_s_after_1s"] and modes[instant]["responses_per_s_after_1s"]]
         if mode.endswith(SLOW) and pairs:
             rate = statistics.median(r["responses_per_s_after_1s"] / a["responses_per_s_after_1s"] for r, a in pairs)
             parts.append(f"vs {instant} past the first second {rate:.2f}x")
@@ -397,10 +399,11 @@ def report(results: list[dict[str, Any]], origins: int, concurrency: int) -> Non
             line += f"; responses/s {r['responses_per_s'] / builtin['responses_per_s']:.2f}x builtin's"
         instant = by_mode.get(mode.removesuffix(SLOW))
         if mode.endswith(SLOW) and instant is not None:
-            late = r["responses_per_s_after_1s"] / instant["responses_per_s_after_1s"]
+            after = r["responses_per_s_after_1s"], instant["responses_per_s_after_1s"]
+            late = f"{after[0] / after[1]:.2f}x" if all(after) else "-, a crawl took less than a second"
             line += (f"; robots.txt {SLOW_ROBOTS:g} s late: responses/s "
                      f"{r['responses_per_s'] / instant['responses_per_s']:.2f}x the same crawl's with instant ones "
-                     f"(past the first second: {late:.2f}x)")
+                     f"(past the first second: {late})")
         print(line)
 
 
