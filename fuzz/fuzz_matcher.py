@@ -5,7 +5,7 @@ target probes a fixed set plus URLs made from the body's own rule values, so pla
 corpus) are good seeds. For every input it checks:
 
 * ``parse`` and ``report`` never raise, whatever the bytes or size (SPEC 4.5), nor do ``crawl_delay``,
-  ``clean_params`` and the report's accessors;
+  ``clean_url`` over ``clean_params`` and the report's accessors;
 * ``allowed`` returns a bool and agrees with ``explain`` and with the deciding rule's kind (SPEC 7.4);
 * every decision equals Google's C++ library (jwm.robotstxt bindings), when installed, for ASCII URLs (what
   Scrapy sends: request URLs are percent-encoded), given the whole body (Google has no size cap).
@@ -55,7 +55,7 @@ def load_google() -> GoogleAllowed | None:
 
 def check_one(data: bytes, google: GoogleAllowed | None) -> None:
     """Run every check on one input; raises AssertionError (a finding) when an invariant breaks."""
-    from scrapy_rep.matcher import parse, report
+    from scrapy_rep.matcher import clean_url, parse, report
 
     body, urls = split_input(data)
     summary = report(body)
@@ -66,8 +66,10 @@ def check_one(data: bytes, google: GoogleAllowed | None) -> None:
     for agent in AGENTS:
         delay = whole.crawl_delay(agent)
         assert delay is None or delay >= 0
-        assert all(isinstance(value, str) for value in whole.clean_params(agent))
+    assert all(rule.params for rule in whole.clean_params)
     for url in urls:
+        cleaned = clean_url(url, whole.clean_params)
+        assert cleaned is None or (cleaned[1] and len(cleaned[0]) < len(url)), (body, url)
         for agent in AGENTS:
             verdict = whole.explain(url, agent)
             assert isinstance(str(verdict), str)

@@ -10,6 +10,7 @@ from scrapy.settings import BaseSettings
 from scrapy.utils.misc import load_object
 
 from .middleware import RobotsMiddleware
+from .requests.page_directives import SPIDER_ORDER, RobotsTagsMiddleware
 from .robots.body import BODY_MIDDLEWARE_ORDER, RobotsBodyMiddleware
 
 logger = logging.getLogger(__name__)
@@ -22,9 +23,10 @@ BUILTIN_PATH = "scrapy.downloadermiddlewares.robotstxt.RobotsTxtMiddleware"
 
 class Addon:
     """Disables ``RobotsTxtMiddleware`` and enables ``RobotsMiddleware`` at its place (100) plus its body
-    companion (595). Obedience itself stays governed by ``ROBOTSTXT_OBEY`` (SPEC 8.3); positions the user already
-    gave our middlewares are kept. Each change to what the user wrote in ``DOWNLOADER_MIDDLEWARES`` is logged at
-    INFO (logger ``scrapy_rep.addon``), and so is each position kept."""
+    companion (595), and the spider middleware that obeys page-level directives (``RobotsTagsMiddleware``, 45,
+    in SPIDER_MIDDLEWARES). Obedience itself stays governed by ``ROBOTSTXT_OBEY`` (SPEC 8.3); positions the user
+    already gave our middlewares are kept. Each change to what the user wrote in either setting is logged at INFO
+    (logger ``scrapy_rep.addon``), and so is each position kept."""
 
     def update_settings(self, settings: BaseSettings) -> None:
         name = "DOWNLOADER_MIDDLEWARES"
@@ -38,22 +40,28 @@ class Addon:
         middlewares[BUILTIN_PATH] = None
         for component, order in ((RobotsMiddleware, ROBOTS_MIDDLEWARE_ORDER),
                                  (RobotsBodyMiddleware, BODY_MIDDLEWARE_ORDER)):
-            _place(middlewares, component, order)
+            _place(name, middlewares, component, order, "ROBOTSTXT_OBEY = False to stop obeying robots.txt")
+        settings.set(name, middlewares, settings.getpriority(name) or 0)
+        name = "SPIDER_MIDDLEWARES"
+        middlewares = settings.getdict(name)
+        _place(name, middlewares, RobotsTagsMiddleware, SPIDER_ORDER,
+               "REP_ROBOTS_TAGS = False to stop reading page-level directives")
         settings.set(name, middlewares, settings.getpriority(name) or 0)
 
 
-def _place(middlewares: dict[Any, Any], component: type, order: int) -> None:
-    """Enable ``component`` at ``order`` unless the user enabled it elsewhere (kept, and said so). A user's None
-    is replaced, and said so: the add-on's purpose is to enable it; ROBOTSTXT_OBEY = False turns obedience off."""
+def _place(name: str, middlewares: dict[Any, Any], component: type, order: int, off: str) -> None:
+    """Enable ``component`` at ``order`` in the ``name`` setting's ``middlewares`` unless the user enabled it
+    elsewhere (kept, and said so). A user's None is replaced, and said so: the add-on's purpose is to enable it; the
+    setting ``off`` names turns it off."""
     keys = [key for key in middlewares if _loaded(key) is component]
     kept = [middlewares[key] for key in keys if middlewares[key] is not None]
     if kept:
-        logger.info("scrapy-rep's add-on kept %s at %s, the position DOWNLOADER_MIDDLEWARES gives it (its default "
-                    "is %s)", component.__name__, kept[0], order)
+        logger.info("scrapy-rep's add-on kept %s at %s, the position %s gives it (its default is %s)",
+                    component.__name__, kept[0], name, order)
         return
     if keys:
-        logger.info("scrapy-rep's add-on enabled %s at %s (DOWNLOADER_MIDDLEWARES had it disabled with None; set "
-                    "ROBOTSTXT_OBEY = False to stop obeying robots.txt)", component.__name__, order)
+        logger.info("scrapy-rep's add-on enabled %s at %s (%s had it disabled with None; set %s)",
+                    component.__name__, order, name, off)
     for key in keys:
         del middlewares[key]  # a None under another key form would make Scrapy's merge ambiguous
     middlewares[component] = order

@@ -33,6 +33,7 @@ from .reporting.outcome_log import OutcomeLog
 from .reporting.soft404 import Soft404Log
 from .reporting.startup import say_at_start, say_cache_size, say_config_error
 from .reporting.waiting_log import CLOSING, REQUEUE
+from .requests.clean_param import CleanParams
 from .requests.dry_run import DryRun
 from .requests.parking import AT_CLOSE, RELEASED, mark_scheduled
 from .requests.usage import Usage
@@ -86,6 +87,7 @@ class RobotsMiddleware:
         self._internal_errors = InternalErrors(self.stats, config, clock)
         self._soft404 = Soft404Log(self.stats, config.max_size)  # an HTML page served as robots.txt
         self._usage = Usage(config.content_uses, self.stats)  # meta["rep_usage"]; REP_CONTENT_USES enforced
+        self._clean = CleanParams(crawler, self.stats) if config.clean_param else None  # REP_CLEAN_PARAM
         self._closed = False  # after spider_closed: no more fetches or retries
         crawler.signals.connect(self._spider_opened, signal=signals.spider_opened)
         crawler.signals.connect(self.waiting.spider_idle, signal=signals.spider_idle)
@@ -144,6 +146,8 @@ class RobotsMiddleware:
             return await self._waited(request, origin, robots_url=robots_url)
         if robots_url:
             return self._answer(request, origin, snapshot)
+        if self._clean is not None and (canonical := self._clean.rewritten(request, snapshot[1])):
+            return canonical  # back through the scheduler under its canonical URL (clean_param.py)
         self._decide(request, *snapshot)
         return None
 
@@ -165,6 +169,8 @@ class RobotsMiddleware:
         straight = self.parking.straight(request)  # released among the first of its origin (parking.py)
         if robots_url:
             return self._answer(request, origin, result)
+        if self._clean is not None and (canonical := self._clean.rewritten(request, result[1])):
+            return canonical  # as a forbidden one, it leaves its downloader place (clean_param.py)
         self._decide(request, *result)
         if not parked:
             return None

@@ -111,8 +111,9 @@ class Result:
         return self.stats.get(key, 0)
 
     def assert_accounted(self) -> None:
-        """SPEC 8.2: allowed + forbidden + dropped-after-hold + passed-through + requeued at close = checked."""
-        parts = ["allowed", "forbidden", "dropped_after_hold", "passed_through", "requeued/closing"]
+        """SPEC 8.2: allowed + forbidden + dropped-after-hold + passed-through + requeued at close + rewritten
+        (Clean-param) = checked."""
+        parts = ["allowed", "forbidden", "dropped_after_hold", "passed_through", "requeued/closing", "rewritten"]
         total = sum(self.stat(f"rep/requests/{part}") for part in parts)
         assert total == self.stat("rep/requests/checked"), (total, self.stats)
 

@@ -38,7 +38,8 @@ SETTINGS = (
     "REP_UNAVAILABLE_RETRY_DELAY", "REP_UNAVAILABLE_RETRY_MAX_DELAY", "REP_RETRY_AFTER_MAX", "REP_HOLD_TIMEOUT",
     "REP_MAX_PARKED", "REP_UNREACHABLE_ALLOW_AFTER", "REP_OBEY_CRAWL_DELAY", "REP_MAX_CRAWL_DELAY",
     "REP_5XX_NOT_FOUND_HEURISTIC", "REP_STORE", "REP_MEMORY_MAX_ORIGINS", "REP_STORE_POLL_INTERVAL",
-    "REP_STORE_LEASE_TTL", "REP_CLOCK", "REP_ROBOTS_REQUEST", "REP_ENFORCE", "REP_CONTENT_USES",
+    "REP_STORE_LEASE_TTL", "REP_CLOCK", "REP_ROBOTS_REQUEST", "REP_ENFORCE", "REP_CONTENT_USES", "REP_ROBOTS_TAGS",
+    "REP_OBEY_NOFOLLOW", "REP_OBEY_NOINDEX", "REP_CLEAN_PARAM",
 )
 
 
@@ -103,6 +104,17 @@ class Config:
     #: REP_CONTENT_USES: the uses this crawl makes of content (AIPREF vocabulary, e.g. "train-ai"); a request whose
     #: robots.txt usage preferences refuse one is forbidden (usage.py). Empty: preferences are only reported.
     content_uses: tuple[str, ...] = ()
+    #: REP_ROBOTS_TAGS: read each response's page-level directives (robots meta tag, X-Robots-Tag) into
+    #: ``meta["rep_robots_tags"]``; False: not read, so neither of the two below applies (page_directives.py).
+    robots_tags: bool = True
+    #: REP_OBEY_NOFOLLOW: requests a callback yields from a ``nofollow`` response are not scheduled.
+    obey_nofollow: bool = True
+    #: REP_OBEY_NOINDEX (opt-in): items a callback yields from a ``noindex`` response (or one past its
+    #: ``unavailable_after``) are dropped.
+    obey_noindex: bool = False
+    #: REP_CLEAN_PARAM (opt-in): a request's URL loses the parameters its robots.txt's Clean-param lines list
+    #: (Yandex's directive; clean_param.py), and goes back to the scheduler under the canonical URL.
+    clean_param: bool = False
 
     @classmethod
     def from_settings(cls, settings: BaseSettings) -> Config:
@@ -146,7 +158,12 @@ class Config:
             robots_request=_robots_request(settings.get("REP_ROBOTS_REQUEST")),
             enforce=read.boolean("REP_ENFORCE", cls.enforce),
             content_uses=_content_uses(settings.get("REP_CONTENT_USES")),
+            robots_tags=read.boolean("REP_ROBOTS_TAGS", cls.robots_tags),
+            obey_nofollow=read.boolean("REP_OBEY_NOFOLLOW", cls.obey_nofollow),
+            obey_noindex=read.boolean("REP_OBEY_NOINDEX", cls.obey_noindex),
+            clean_param=read.boolean("REP_CLEAN_PARAM", cls.clean_param),
         )
+        _check_page_directives(config, settings)
         _check_pairs(config)
         return config
 
@@ -286,6 +303,16 @@ def _robots_request(value: Any) -> RobotsRequestHook | None:
 
 def _is_clock(value: Any) -> bool:
     return callable(getattr(value, "seconds", None)) and callable(getattr(value, "callLater", None))
+
+
+def _check_page_directives(config: Config, settings: BaseSettings) -> None:
+    """An obedience the user asked for that REP_ROBOTS_TAGS = False would silently switch off."""
+    if config.robots_tags:
+        return
+    for name in ("REP_OBEY_NOFOLLOW", "REP_OBEY_NOINDEX"):
+        if settings.get(name) is not None and settings.getbool(name):
+            raise ConfigError(name, settings.get(name), "needs REP_ROBOTS_TAGS = True (page-level directives are "
+                              "not read with REP_ROBOTS_TAGS = False)")
 
 
 def _check_pairs(config: Config) -> None:

@@ -2,7 +2,8 @@
 
 A crawl obeys robots.txt as one agent (its product tokens, SPEC 6.3), so of a parsed file it needs only the rules
 of the groups SPEC 6 selects for those tokens, plus the crawl-delay and usage lines of those groups and which groups
-they are (``group``, for messages). ``AgentRules`` keeps exactly that, packed:
+they are (``group``, for messages), and the file's ``clean-param`` rules (Yandex's: they apply to every agent; SPEC
+5.3, 6.5). ``AgentRules`` keeps exactly that, packed:
 
 * the rules in rank order (``_index.ranked``: positions that order them as SPEC 7.4 decides) as one string of their
   patterns separated by ``"\\n"`` (a pattern never holds a line break: the parser splits lines there; held
@@ -11,7 +12,8 @@ they are (``group``, for messages). ``AgentRules`` keeps exactly that, packed:
   written otherwise than their pattern (percent-escaped, ``/index.html`` rules) in a dict;
 * the index that decides (``RuleIndex``), built from those patterns when the form is made (so the first decision
   costs no more than the next) and kept for the most recently built forms, ``HOT_RULES`` rules in all: a form whose
-  index was let go builds it again at its next decision, from the packed patterns (no parsing, no selection).
+  index was let go builds it again at its next decision, from the packed patterns (no parsing, no selection);
+* the clean-param rules as the ``Robots`` holds them (one shared empty tuple for the many files without any).
 
 Contract: for any URL, ``allowed``, ``explain`` and ``decide`` answer exactly as the ``Robots`` it was made from
 answers for the same tokens (``Robots.compact``; asserted over the corpus and the differential tests), hot or cold.
@@ -27,6 +29,7 @@ from collections import OrderedDict
 from collections.abc import Sequence
 
 from . import _urls
+from ._clean_param import CleanParam, clean_url
 from ._index import RuleIndex
 from ._rules import AgentGroup, Rule
 from ._urls import decision_path
@@ -45,14 +48,15 @@ HOT_RULES = 10_000
 COMPRESS_PATTERNS_FROM = 128
 
 _ALLOW, _DISALLOW = 1, 0
+_NO_CLEAN_PARAMS: tuple[CleanParam, ...] = ()  # shared by the forms of files without clean-param rules
 
 
 class AgentRules:
     """The decisions of one robots.txt for one crawler's tokens; see the module docstring. Made by
     ``Robots.compact(user_agent)``; immutable but for its built index."""
 
-    __slots__ = ("_allows", "_index", "_lines", "_patterns", "_usage", "_written", "crawl_delay", "group",
-                 "user_agent")
+    __slots__ = ("_allows", "_index", "_lines", "_patterns", "_usage", "_written", "clean_params", "crawl_delay",
+                 "group", "user_agent")
 
     _patterns: str | bytes  # the patterns joined by "\n"; bytes: zlib-compressed (COMPRESS_PATTERNS_FROM)
     _allows: bytes  # per rank, _ALLOW or _DISALLOW; then _ALLOW for rank -1 (no rule matches), as RuleIndex.allows
@@ -61,15 +65,18 @@ class AgentRules:
     _index: RuleIndex | None  # built (hot) or not
 
     def __init__(self, rules: Sequence[Rule], usage: UsageIndex | None, crawl_delay: float | None,
-                 user_agent: UserAgent, group: AgentGroup | None) -> None:
+                 user_agent: UserAgent, group: AgentGroup | None, *,
+                 clean_params: tuple[CleanParam, ...] = ()) -> None:
         """``rules`` in rank order (``_index.ranked``); ``usage`` of the selected groups, if they have usage lines;
-        ``group``: the selected groups (None: none, so nothing is disallowed)."""
+        ``group``: the selected groups (None: none, so nothing is disallowed); ``clean_params``: the file's."""
         self.user_agent = user_agent
         """The tokens the form decides for, as given to ``Robots.compact``."""
         self.group = group
         """The group these tokens obey (SPEC 6.2/6.3), which every ``explain`` names; None when no group applies."""
         self.crawl_delay = crawl_delay
         """The first valid crawl-delay of the selected groups (SPEC 5.3, 6.5), as ``Robots.crawl_delay`` gives it."""
+        self.clean_params = clean_params or _NO_CLEAN_PARAMS
+        """The file's clean-param rules, as ``Robots.clean_params`` (SPEC 5.3, 6.5); see ``clean``."""
         self._usage = usage
         self._index = None
         if not rules:
@@ -120,6 +127,14 @@ class AgentRules:
         allowed = rule is None or rule.allow
         usage = self._usage.lookup(path) if allowed and self._usage is not None else {}
         return Verdict(allowed, rule, path, self.user_agent, usage, self.group)
+
+    def clean(self, url: str) -> tuple[str, tuple[CleanParam, ...]] | None:
+        """``clean_url(url, self.clean_params)``: (``url`` without the query parameters the clean-param rules drop,
+        the rules that dropped some); None when nothing is dropped, at once when the file has no such rule."""
+        rules = self.clean_params
+        if not rules or "?" not in url:
+            return None
+        return clean_url(url, rules)
 
     def _rule(self, index: RuleIndex, rank: int) -> Rule:
         assert self._lines is not None

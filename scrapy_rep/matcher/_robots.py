@@ -11,6 +11,7 @@ from typing import Any, TypeVar
 
 from . import _urls
 from ._agents import ascii_lower
+from ._clean_param import CleanParam, clean_param
 from ._compact import AgentRules
 from ._escape import Body, encode_text, escape_bytes
 from ._index import RuleIndex, ranked
@@ -33,7 +34,6 @@ class _Group:
     global_line: int = 0  # its first "*" user-agent line; 0: not a global group
     rules: list[Rule] = field(default_factory=list)
     crawl_delay: float | None = None
-    clean_params: list[str] = field(default_factory=list)
     usage: list[UsageLine] = field(default_factory=list)  # Content-Usage / Content-Signal lines, file order
 
 
@@ -45,12 +45,15 @@ class Robots:
     """
 
     __slots__ = ("_agent_groups", "_by_selection", "_groups", "_has_usage", "_indexes", "_usage", "_usage_by_selection",
-                 "sitemaps")
+                 "clean_params", "sitemaps")
 
-    def __init__(self, groups: list[_Group], sitemaps: list[str]) -> None:
+    def __init__(self, groups: list[_Group], sitemaps: list[str], clean_params: tuple[CleanParam, ...] = ()) -> None:
         self._groups = groups
         self.sitemaps = sitemaps
         """SPEC 5.5: the sitemap URLs, in file order, whatever group they stand in."""
+        self.clean_params = clean_params
+        """SPEC 5.3, 6.5: the usable ``clean-param`` rules, in file order. Yandex extension: the directive is read
+        wherever it stands, before any user-agent line or in any group, and applies to every agent."""
         self._indexes: dict[UserAgent, RuleIndex | None] = {}
         self._by_selection: dict[_Selection, RuleIndex | None] = {}
         self._has_usage = any(group.usage for group in groups)
@@ -106,15 +109,13 @@ class Robots:
     def compact(self, user_agent: UserAgent) -> AgentRules:
         """The compact decision form for ``user_agent`` (``AgentRules``, what a crawler keeps per origin): it
         decides, explains and gives usage preferences exactly as this ``Robots`` does for ``user_agent``, and keeps
-        only the rules, crawl-delay and usage lines of the groups selected for it (SPEC 6.2/6.3), its index built."""
+        only the rules, crawl-delay and usage lines of the groups selected for it (SPEC 6.2/6.3), its index built,
+        and the file's ``clean_params``."""
         groups, token = self._select(user_agent)
         obeyed = _agent_group(groups, token)
         rules = ranked(rule for group in groups for rule in group.rules)
-        return AgentRules(rules, _usage_index(groups, obeyed), _crawl_delay(groups), user_agent, obeyed)
-
-    def clean_params(self, user_agent: UserAgent) -> list[str]:
-        """The ``clean-param`` values of the groups that apply to ``user_agent``, in file order (SPEC 5.3, 6.5)."""
-        return [value for group in self._select(user_agent)[0] for value in group.clean_params]
+        return AgentRules(rules, _usage_index(groups, obeyed), _crawl_delay(groups), user_agent, obeyed,
+                          clean_params=self.clean_params)
 
     @property
     def agents(self) -> list[str]:
@@ -221,11 +222,12 @@ def _usage_index(groups: list[_Group], group: AgentGroup | None) -> UsageIndex |
 
 
 class _Builder:
-    """The ``DirectiveHandler`` that collects groups, rules and sitemaps for ``Robots``."""
+    """The ``DirectiveHandler`` that collects groups, rules, sitemaps and clean-param rules for ``Robots``."""
 
     def __init__(self) -> None:
         self.groups: list[_Group] = []
         self.sitemaps: list[str] = []
+        self.clean_params: list[CleanParam] = []
         self._group: _Group | None = None
         # An allow/disallow line was seen since the group's user-agent lines. Google extension: only rules
         # end the user-agent lines; sitemap and unknown lines (crawl-delay...) between them do not.
@@ -272,13 +274,16 @@ class _Builder:
             self.sitemaps.append(value.decode("utf-8", "replace"))
 
     def unknown(self, line: int, key: bytes, value: bytes) -> None:
+        name = key.lower()
+        if name == b"clean-param":  # Yandex extension: read wherever it stands, for every agent
+            rule = clean_param(line, value)
+            if rule is not None:
+                self.clean_params.append(rule)
+            return
         if self._group is None:
             return
-        name = key.lower()
         if name == b"crawl-delay" and self._group.crawl_delay is None:
             self._group.crawl_delay = _delay(value)
-        elif name == b"clean-param" and value:
-            self._group.clean_params.append(value.decode("utf-8", "replace"))
         elif name == b"content-usage" or name == b"content-signal":
             # Google's grouping is kept: this line does not end the user-agent lines (see _usage).
             usage = content_usage(line, value) if name == b"content-usage" else content_signal(line, value)
@@ -320,4 +325,4 @@ def parse(body: Body, *, max_bytes: int | None = MAX_BYTES) -> Robots:
         data = data[:max_bytes]
     builder = _Builder()
     parse_directives(data, builder)
-    return Robots(builder.groups, builder.sitemaps)
+    return Robots(builder.groups, builder.sitemaps, tuple(builder.clean_params))

@@ -26,6 +26,12 @@ def test_defaults() -> None:
     assert (c.cache_ttl, c.max_size, c.max_redirects, c.unreachable_allow_after) == (DAY, 512_000, 5, 30 * DAY)
     assert (c.obey_crawl_delay, c.not_found_heuristic, c.store, c.clock) == (False, False, "memory", None)
     assert (c.store_lease_ttl, c.store_poll_interval, c.redis) == (15, 1, None)  # renewed every 5 s (refresh.py)
+    assert (c.robots_tags, c.obey_nofollow, c.obey_noindex, c.clean_param) == (True, True, False, False)
+
+
+def test_page_directive_switches_are_read() -> None:
+    c = config(REP_ROBOTS_TAGS="false", REP_OBEY_NOFOLLOW=False, REP_CLEAN_PARAM="1")
+    assert (c.robots_tags, c.obey_nofollow, c.obey_noindex, c.clean_param) == (False, False, False, True)
 
 
 def test_obey_false_is_not_configured() -> None:
@@ -195,6 +201,13 @@ MESSAGES: list[tuple[dict[str, Any], str]] = [
     ({"REP_CONTENT_USES": "train ai"},
      "REP_CONTENT_USES='train ai': 'train ai' is not a use name (letters, digits and '-', e.g. 'train-ai', "
      "'search')"),
+    ({"REP_ROBOTS_TAGS": False, "REP_OBEY_NOINDEX": True},
+     "REP_OBEY_NOINDEX=True: needs REP_ROBOTS_TAGS = True (page-level directives are not read with "
+     "REP_ROBOTS_TAGS = False)"),
+    ({"REP_ROBOTS_TAGS": False, "REP_OBEY_NOFOLLOW": "True"},
+     "REP_OBEY_NOFOLLOW='True': needs REP_ROBOTS_TAGS = True (page-level directives are not read with "
+     "REP_ROBOTS_TAGS = False)"),
+    ({"REP_CLEAN_PARAM": "maybe"}, "REP_CLEAN_PARAM='maybe': expected True or False"),
 ]
 
 
@@ -310,11 +323,11 @@ def test_every_config_error_raise_site_is_covered() -> None:
         package / "config" / "store_uri.py", package / "config" / "redis_target.py")}
     sites = sum(len(re.findall(r"raise (ConfigError|InvalidToken|InvalidStoreURI|InvalidRedisSetting|_invalid)\(",
                                text)) for text in sources.values())
-    # config/settings.py 14 (the InvalidToken, InvalidStoreURI and InvalidRedisSetting re-raises included),
+    # config/settings.py 15 (the InvalidToken, InvalidStoreURI and InvalidRedisSetting re-raises included),
     # robots/body.py 3, config/tokens.py 1, config/store_uri.py 11 (the bare 'redis' without its server:
     # tests/stores/test_open_store.py), config/redis_target.py 5. The start-up checks (TWISTED_REACTOR, PING) are
     # tests/stores/test_startup.py's and test_redis_store.py's.
-    assert sites == 36
+    assert sites == 37
 
 
 @pytest.mark.parametrize(

@@ -63,14 +63,15 @@ def test_5_2_missing_colon_between_exactly_two_tokens() -> None:
 
 
 def test_5_3_other_fields_do_not_change_decisions_but_are_recorded() -> None:
-    """SPEC 5.3, 6.5: crawl-delay and clean-param are recorded per group and decide nothing."""
+    """SPEC 5.3, 6.5: crawl-delay is recorded per group, clean-param file-wide (Yandex's reading); neither
+    decides anything."""
     body = ("user-agent: slowbot\ncrawl-delay: 2.5\nclean-param: ref /articles/\nclean-param: sid\ndisallow: /x\n"
             "user-agent: *\ncrawl-delay: soon\ncrawl-delay: 7\nhost: example.com\n")
     robots = parse(body)
     assert robots.crawl_delay("SlowBot") == 2.5
-    assert robots.clean_params("slowbot") == ["ref /articles/", "sid"]
+    assert [(rule.line, rule.written) for rule in robots.clean_params] == [(3, "ref /articles/"), (4, "sid")]
+    assert robots.compact("other").clean_params == robots.clean_params  # whatever the group
     assert robots.crawl_delay("other") == 7.0  # the first valid value of the group
-    assert robots.clean_params("other") == []
     assert robots.allowed("/y", "slowbot") and not robots.allowed("/x", "slowbot")
     assert parse("crawl-delay: 3\nuser-agent: *\n").crawl_delay("bot") is None  # before any group
 
