@@ -239,3 +239,26 @@ async def test_a_meta_tag_added_by_script_is_obeyed_through_scrapy_playwright(si
     assert result.stat("playwright/page_count") >= 1  # the page went through the browser
     assert result.spider.tags[site.url("/a")].source("nofollow") == "meta tag"  # type: ignore[attr-defined]
     assert result.stat("rep/robots_tags/requests/not_followed") == 1
+
+
+@pytest_twisted.ensureDeferred
+async def test_enabled_by_hand_without_the_addon(sites: Any) -> None:
+    """README's by-hand block: the spider middleware by its front-door path, beside the downloader middlewares."""
+    site = _site(sites, head='<meta name="robots" content="nofollow">')
+    by_hand = {"ADDONS": {}, "DOWNLOADER_MIDDLEWARES": {
+        "scrapy.downloadermiddlewares.robotstxt.RobotsTxtMiddleware": None, "scrapy_rep.RobotsMiddleware": 100,
+        "scrapy_rep.RobotsBodyMiddleware": 595}, "SPIDER_MIDDLEWARES": {"scrapy_rep.RobotsTagsMiddleware": 45}}
+    result = await crawl([site.url("/")], spider=FollowSpider, **by_hand)
+    assert site.hits_for("/c") == 0 and site.hits_for("/e") == 1
+    assert result.stat("rep/robots_tags/requests/not_followed") == 2
+
+
+def test_the_addon_enables_the_spider_middleware_at_45() -> None:
+    from scrapy.settings import Settings
+
+    from scrapy_rep import Addon, RobotsTagsMiddleware
+
+    settings = Settings({"SPIDER_MIDDLEWARES": {"scrapy.spidermiddlewares.depth.DepthMiddleware": 10}})
+    Addon().update_settings(settings)
+    assert settings.getdict("SPIDER_MIDDLEWARES") == {"scrapy.spidermiddlewares.depth.DepthMiddleware": 10,
+                                                      RobotsTagsMiddleware: 45}
