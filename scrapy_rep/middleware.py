@@ -262,7 +262,7 @@ class RobotsMiddleware:
                 rules = robots.compact(self.config.user_agents)
                 step = "adopt"
                 announce(self.crawler, self.internals, self.config, self.stats, origin, robots)
-                self._soft404.check(entry, body, state.robots_response, self.crawler.spider)
+                self._soft404.check(entry, body, robots, state.robots_response, self.crawler.spider)
             step = "adopt"
             self._outcome_log.outcome(state.origin, entry, self.crawler.spider, source, fetched)
         except Exception as exc:

@@ -45,15 +45,20 @@ class Robots:
     """
 
     __slots__ = ("_agent_groups", "_by_selection", "_groups", "_has_usage", "_indexes", "_usage", "_usage_by_selection",
-                 "clean_params", "sitemaps")
+                 "clean_params", "read_lines", "sitemaps")
 
-    def __init__(self, groups: list[_Group], sitemaps: list[str], clean_params: tuple[CleanParam, ...] = ()) -> None:
+    def __init__(self, groups: list[_Group], sitemaps: list[str], clean_params: tuple[CleanParam, ...] = (),
+                 read_lines: int = 0) -> None:
         self._groups = groups
         self.sitemaps = sitemaps
         """SPEC 5.5: the sitemap URLs, in file order, whatever group they stand in."""
         self.clean_params = clean_params
         """SPEC 5.3, 6.5: the usable ``clean-param`` rules, in file order. Yandex extension: the directive is read
         wherever it stands, before any user-agent line or in any group, and applies to every agent."""
+        self.read_lines = read_lines
+        """How many lines were read as a directive Google uses (user-agent, allow, disallow, sitemap), wherever they
+        stand: what ``ignored_lines`` subtracts from the lines holding text (a soft 404's count, without a second
+        parse)."""
         self._indexes: dict[UserAgent, RuleIndex | None] = {}
         self._by_selection: dict[_Selection, RuleIndex | None] = {}
         self._has_usage = any(group.usage for group in groups)
@@ -229,11 +234,13 @@ class _Builder:
         self.sitemaps: list[str] = []
         self.clean_params: list[CleanParam] = []
         self._group: _Group | None = None
+        self.read = 0  # user-agent, allow, disallow and sitemap lines (Robots.read_lines)
         # An allow/disallow line was seen since the group's user-agent lines. Google extension: only rules
         # end the user-agent lines; sitemap and unknown lines (crawl-delay...) between them do not.
         self._in_rules = False
 
     def user_agent(self, line: int, value: bytes) -> None:
+        self.read += 1
         if self._group is None or self._in_rules:  # SPEC 6.1: a user-agent line after rules starts a group
             self._group = _Group()
             self.groups.append(self._group)
@@ -248,6 +255,7 @@ class _Builder:
             self._group.agents.setdefault(token.group().decode("ascii").lower() if token else "", line)
 
     def allow(self, line: int, value: bytes) -> None:
+        self.read += 1
         group = self._group
         if group is None:
             return  # SPEC 6.1: rules before the first user-agent line are ignored
@@ -262,6 +270,7 @@ class _Builder:
                 group.rules.append(Rule(True, pattern[: slash + 1] + "$", line, rule.written))
 
     def disallow(self, line: int, value: bytes) -> None:
+        self.read += 1
         group = self._group
         if group is None:
             return  # SPEC 6.1
@@ -270,6 +279,7 @@ class _Builder:
             group.rules.append(_rule(False, line, value))
 
     def sitemap(self, line: int, value: bytes) -> None:
+        self.read += 1
         if value:
             self.sitemaps.append(value.decode("utf-8", "replace"))
 
@@ -325,4 +335,4 @@ def parse(body: Body, *, max_bytes: int | None = MAX_BYTES) -> Robots:
         data = data[:max_bytes]
     builder = _Builder()
     parse_directives(data, builder)
-    return Robots(builder.groups, builder.sitemaps, tuple(builder.clean_params))
+    return Robots(builder.groups, builder.sitemaps, tuple(builder.clean_params), builder.read)

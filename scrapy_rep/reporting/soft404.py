@@ -16,6 +16,7 @@ from ..matcher import ignored_lines
 if TYPE_CHECKING:
     from scrapy.statscollectors import StatsCollector
 
+    from ..matcher import Robots
     from ..stores import Entry
 
 #: The documented logger of every middleware line (docs/stats.md), whichever module writes it.
@@ -46,8 +47,9 @@ class Soft404Log:
         self.max_bytes = max_bytes
         self._reported: set[str] = set()
 
-    def check(self, entry: Entry, body: bytes, kept: Any, spider: Any) -> None:
-        """``body``: ``entry.body`` (decompressed once by the caller); ``kept``: the origin's
+    def check(self, entry: Entry, body: bytes, robots: Robots, kept: Any, spider: Any) -> None:
+        """``body``: ``entry.body`` (decompressed once by the caller) and ``robots`` its parse (capped at the same
+        ``max_bytes``: its count of lines read spares a second parse); ``kept``: the origin's
         ``spider_robots.KeptResponse`` (its Content-Type), or None."""
         if entry.origin in self._reported or not body.removeprefix(_BOM).lstrip().startswith(b"<"):
             return  # no HTML page (either test of looks_like_html needs the "<"): no Content-Type to look up
@@ -58,7 +60,7 @@ class Soft404Log:
         self.stats.inc_value("rep/robots/html_body")
         logger.warning("%s robots.txt %s looks like an HTML page (a soft 404?): %d lines ignored; obeying what it "
                        "says as robots.txt", entry.origin, entry.status if entry.status is not None else "(stored)",
-                       ignored_lines(body, max_bytes=self.max_bytes), extra={"spider": spider})
+                       ignored_lines(body, max_bytes=self.max_bytes, robots=robots), extra={"spider": spider})
 
 
 def _content_type(kept: Any, body: bytes) -> str | None:

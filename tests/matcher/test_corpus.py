@@ -119,6 +119,8 @@ def test_corpus_ignored_lines_equal_the_reports() -> None:
         for cap in (MAX_BYTES, 700):
             capped = report(body, max_bytes=cap)
             assert ignored_lines(body, max_bytes=cap) == capped.ignored_lines == _ignored_in(capped), (path.name, cap)
+            parsed = parse(body, max_bytes=cap)  # the crawl's way: the count of lines read from its own parse
+            assert ignored_lines(body, max_bytes=cap, robots=parsed) == capped.ignored_lines, (path.name, cap)
 
 
 @settings(max_examples=1000, deadline=None)
@@ -127,6 +129,7 @@ def test_ignored_lines_equal_the_reports_on_any_bytes(body: bytes) -> None:
     """The same on bytes mixing keys, separators, control bytes, comments, NULs, BOM pieces and over-long lines."""
     whole = report(body, max_bytes=None)
     assert ignored_lines(body, max_bytes=None) == whole.ignored_lines == _ignored_in(whole)
+    assert ignored_lines(body, max_bytes=None, robots=parse(body, max_bytes=None)) == whole.ignored_lines
 
 
 @pytest.mark.parametrize(("body", "ignored"), [
@@ -138,6 +141,7 @@ def test_ignored_lines_equal_the_reports_on_any_bytes(body: bytes) -> None:
 ])
 def test_ignored_lines_table(body: bytes, ignored: int) -> None:
     assert ignored_lines(body) == ignored
+    assert ignored_lines(body, robots=parse(body)) == ignored
 
 
 def test_corpus_decisions_agree_with_google() -> None:
