@@ -35,6 +35,7 @@ from __future__ import annotations
 import argparse
 import cProfile
 import gc
+import os
 import io
 import json
 import pstats
@@ -50,7 +51,7 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
-MODES = ("rep", "rep-sqlite", "rep-redis", "rep-redis-slow", "builtin", "off")
+MODES = ("rep", "rep-notags", "rep-sqlite", "rep-redis", "rep-redis-slow", "builtin", "off")
 #: A mode with this suffix (``rep@slow``) crawls origins whose robots.txt answers SLOW_ROBOTS seconds late.
 SLOW = "@slow"
 SLOW_ROBOTS = 1.0
@@ -138,6 +139,8 @@ def crawl(mode: str, proxy: str, paths: list[list[str]], origins: int, concurren
         "COOKIES_ENABLED": False,
         "RETRY_ENABLED": False,
     }
+    if mode == "rep-notags":
+        settings["REP_ROBOTS_TAGS"] = False  # no page-level directives: no spider middleware
     if priority_queue:
         settings["SCHEDULER_PRIORITY_QUEUE"] = priority_queue
     if store:
@@ -149,12 +152,31 @@ def crawl(mode: str, proxy: str, paths: list[list[str]], origins: int, concurren
 
     profiler = cProfile.Profile() if profile else None
     in_gc = [0.0, 0.0]  # seconds in the garbage collector; when the running collection began
+    CENSUS = os.environ.get("GC_CENSUS")
+    YOUNG = os.environ.get("GC_YOUNG")
+    census_after: list[Any] = []
+    import collections as _c
+    promoted: Any = _c.Counter()
+    young: Any = _c.Counter()
+    tasks: Any = _c.Counter()
+    by_generation = [[0, 0.0] for _ in range(3)]  # per generation: collections, seconds
 
     def timed_gc(phase: str, info: dict[str, int]) -> None:
         if phase == "start":
             in_gc[1] = time.perf_counter()
         else:
-            in_gc[0] += time.perf_counter() - in_gc[1]
+            took = time.perf_counter() - in_gc[1]
+            in_gc[0] += took
+            by_generation[info["generation"]][0] += 1
+            by_generation[info["generation"]][1] += took
+        if YOUNG and phase == "start" and info["generation"] == 0:
+            young.update(map(type, gc.get_objects(0)))
+        if CENSUS and info["generation"] == 2:  # census
+            import collections
+            now = collections.Counter(map(type, gc.get_objects(2)))
+            if phase == "start" and census_after:
+                promoted.update(now - census_after[-1])
+            census_after[:] = [now]
 
     def opened() -> None:
         from twisted.internet import reactor
@@ -162,6 +184,16 @@ def crawl(mode: str, proxy: str, paths: list[list[str]], origins: int, concurren
         started.extend((time.perf_counter(), time.process_time()))
         reactor.callLater(SLOW_ROBOTS, past_first_second)  # type: ignore[attr-defined]
         gc.callbacks.append(timed_gc)
+        if os.environ.get("GC_SAVEALL"):
+            gc.set_debug(gc.DEBUG_SAVEALL)
+        if os.environ.get("GC_TASKS"):
+            import asyncio
+            loop = asyncio.get_event_loop()
+
+            def factory(loop: Any, coro: Any, **kw: Any) -> Any:
+                tasks[getattr(coro, "__qualname__", type(coro).__name__)] += 1
+                return asyncio.Task(coro, loop=loop, **kw)
+            loop.set_task_factory(factory)
         if profiler is not None:
             profiler.enable()
 
@@ -182,6 +214,44 @@ def crawl(mode: str, proxy: str, paths: list[list[str]], origins: int, concurren
     process.start()
     elapsed, cpu = time.perf_counter() - started[0], time.process_time() - started[1]
     gc.callbacks.remove(timed_gc)
+    if os.environ.get("GC_SAVEALL"):
+        gc.collect()
+        import collections
+        garbage = gc.garbage
+        kinds = collections.Counter(map(type, garbage))
+        with open(os.environ["GC_SAVEALL"] + "-" + mode, "w") as out:
+            for k, n in kinds.most_common(40):
+                out.write(f"{n:8d} {k!r}\n")
+            ids = {id(o) for o in garbage}
+            for target_type in ("IgnoreRequest", "Failure", "Deferred", "frame"):
+                sample = [o for o in garbage if type(o).__name__ == target_type][5:7]
+                for o in sample:
+                    out.write(f"\n== {target_type} {o!r:.200}\n")
+                    # breadth-first referrers within the garbage, 4 levels
+                    level = [o]
+                    seen = {id(o)}
+                    for depth in range(6):
+                        nxt = []
+                        for x in level:
+                            for r in gc.get_referrers(x):
+                                if id(r) in ids and id(r) not in seen:
+                                    seen.add(id(r))
+                                    nxt.append(r)
+                                    desc = repr(r)[:160] if type(r).__name__ != "frame" else f"frame {r.f_code.co_name} {r.f_code.co_filename}:{r.f_lineno}"
+                                    out.write(f"{'  ' * depth}<- {type(r).__name__}: {desc}\n")
+                        level = nxt[:8]
+    if os.environ.get("GC_TASKS"):
+        with open(os.environ["GC_TASKS"] + "-" + mode, "w") as out:
+            for name, n in tasks.most_common(40):
+                out.write(f"{n / origins:10.2f} {name}\n")
+    if YOUNG:
+        with open(YOUNG + "-" + mode, "w") as out:
+            for name, n in young.most_common(80):
+                out.write(f"{n / origins:10.2f} {name!r}\n")
+    if CENSUS:
+        with open(CENSUS + "-" + mode, "w") as out:
+            for name, n in promoted.most_common(60):
+                out.write(f"{n / max(crawler.stats.get_value('response_received_count', 1), 1):10.2f} {name!r}\n")
     if profiler is not None:
         profiler.disable()
         write_profile(profiler, Path(profile), f"{mode}: {origins:,} origins x {pages} page(s)")
@@ -195,6 +265,9 @@ def crawl(mode: str, proxy: str, paths: list[list[str]], origins: int, concurren
         "responses_per_s_after_1s": ((responses - started[3]) / (started[0] + elapsed - started[2])
                                      if len(started) == 4 else None),  # None: the crawl took less than a second
         "gc_ms_per_response": in_gc[0] * 1000 / max(responses, 1),
+        # per generation 0, 1, 2: collections, and ms of them per response (which objects the collector walks)
+        "gc_collections": [count for count, _ in by_generation],
+        "gc_ms_per_response_by_generation": [round(took * 1000 / max(responses, 1), 3) for _, took in by_generation],
         "forbidden": stats.get("rep/requests/forbidden", 0),
         "requeued": stats.get("rep/requests/requeued/released", 0),  # released past the downloader's room
         "waited_for_place": stats.get("rep/robots/waited_for_place", 0),
