@@ -3,8 +3,9 @@ own under the store's fetch lease (SPEC 2.1, 3.2).
 
 Fetch leases: a crawler downloads an origin's robots.txt only while it holds the origin's lease, so crawlers
 sharing a store download it once between them (SPEC 2.1 across crawlers). A lease lives ``REP_STORE_LEASE_TTL``
-seconds and is renewed every third of that while its fetch runs; it is released when the fetch ends and, for every
-lease still held, at ``close``. A crawler that finds the lease taken polls every ``REP_STORE_POLL_INTERVAL``: each
+seconds and is renewed within every third of that while its fetch runs (one timer, ticking every sixth of it,
+renews every lease held for a sixth or more); it is released when the fetch ends and, for every lease still held,
+at ``close``. A crawler that finds the lease taken polls every ``REP_STORE_POLL_INTERVAL``: each
 poll reads the store for a fresh entry and tries to take the lease, so a holder that died (no release, no
 renewal) blocks the origin for at most the TTL plus one poll interval, while a live holder keeps the others
 waiting as long as its fetch runs. The only fetch without a lease is when the store fails.
@@ -68,7 +69,10 @@ class Refresher:
         self.clock = clock
         self.stats = stats
         self.holder = uuid4().hex  # this crawler's identity for store leases
-        self._renewals: dict[str, LoopingCall] = {}  # the leases this crawler holds, each with its renewal
+        # The leases this crawler holds: when each was taken or last renewed (None: its renewals stopped on an
+        # unexpected error), and one renewal timer for all of them while any is held (issue 21: not one per fetch).
+        self._leases: dict[str, float | None] = {}
+        self._renewal: LoopingCall | None = None
         self._closed = False  # close() began: no more waiting, renewing or taking leases
         self._store_closed = False  # close() closed the store: no more store calls
         self._store_errors = 0  # store calls that failed: the first is a WARNING, the rest DEBUG (and the close)
@@ -154,7 +158,7 @@ class Refresher:
         return stored
 
     async def _take_lease(self, origin: str) -> bool | None:
-        """Try to take ``origin``'s fetch lease: True (taken, and renewed every third of its TTL until released),
+        """Try to take ``origin``'s fetch lease: True (taken, and renewed within every third of its TTL until released),
         False (another crawler holds it, or we are closing), None (the store failed)."""
         if self._closed:
             return False
@@ -164,39 +168,64 @@ class Refresher:
         return await self._held(origin)
 
     async def _held(self, origin: str) -> bool:
-        """A lease just taken: renewed every third of its TTL from now on (True); given back at once if ``close``
-        ran meanwhile and released what it knew of (False)."""
+        """A lease just taken: renewed within a third of its TTL from now on, while held (True); given back at once
+        if ``close`` ran meanwhile and released what it knew of (False)."""
         if self._closed:
             await self.call("release_lease", origin, self.holder)
             return False
-        renewal = LoopingCall(self._renew, origin)
-        renewal.clock = cast(IReactorTime, self.clock)
-        self._renewals[origin] = renewal
-        renewal.start(self.config.store_lease_ttl / 3, now=False).addErrback(self._renewal_failed, origin)
+        self._leases[origin] = self.clock.seconds()
+        if self._renewal is None or not self._renewal.running:
+            self._renewal = LoopingCall(self._renew_due)
+            self._renewal.clock = cast(IReactorTime, self.clock)
+            self._renewal.start(self._renew_every, now=False).addErrback(self._renewal_failed)
         return True
+
+    @property
+    def _renew_every(self) -> float:
+        """The renewal timer's period, and the age from which a lease is renewed at its tick: a sixth of the TTL, so
+        that every lease is renewed between a sixth and a third of its TTL after it was taken or last renewed."""
+        return self.config.store_lease_ttl / 6
 
     @property
     def closed(self) -> bool:
         """``close`` began: no fetch starts, and the outcome of one cut short is not stored."""
         return self._closed
 
-    def _renew(self, origin: str) -> Deferred[Any]:
-        """Extend the lease by a full TTL; a store error is counted and the next renewal tries again. A refused
-        renewal (our lease lapsed and another crawler took it) leaves our fetch running: both store the outcome."""
-        return deferred_from_coro(self.call("acquire_lease", origin, self.holder, self.config.store_lease_ttl))
+    def _renew_due(self) -> Deferred[None] | None:
+        """The renewal timer's tick: extend by a full TTL every lease held for ``_renew_every`` or more. The next tick
+        waits for these renewals."""
+        now = self.clock.seconds()
+        due = [origin for origin, renewed in self._leases.items()
+               if renewed is not None and now - renewed >= self._renew_every]
+        for origin in due:
+            self._leases[origin] = now
+        return deferred_from_coro(self._renew(due)) if due else None
 
-    def _renewal_failed(self, failure: Failure, origin: str) -> None:
-        """An unexpected error stopped the renewals (the lease lapses at its TTL): say so, never raise."""
-        logger.error("robots.txt store lease renewal for %s stopped: %s", origin, failure.getErrorMessage())
+    async def _renew(self, origins: list[str]) -> None:
+        """Renew each of ``origins``' leases; a store error is counted and the next tick tries again. A refused
+        renewal (our lease lapsed and another crawler took it) leaves our fetch running: both store the outcome. An
+        unexpected error stops that lease's renewals (it lapses at its TTL), said once; never raises."""
+        for origin in origins:
+            try:
+                await self.call("acquire_lease", origin, self.holder, self.config.store_lease_ttl)
+            except Exception as exc:
+                if origin in self._leases:
+                    self._leases[origin] = None
+                logger.error("robots.txt store lease renewal for %s stopped: %s", origin, exc)
+
+    def _renewal_failed(self, failure: Failure) -> None:
+        """The renewal timer itself failed (the leases lapse at their TTL): say so, never raise."""
+        logger.error("robots.txt store lease renewals stopped: %s", failure.getErrorMessage())
 
     def _stop_renewing(self, origin: str) -> bool:
         """Stop renewing ``origin``'s lease, which the caller releases now: False if it is no longer held (``close``
-        released it, or the caller already did)."""
-        renewal = self._renewals.pop(origin, None)
-        if renewal is None:
+        released it, or the caller already did). The timer stops with the last lease held."""
+        if self._leases.pop(origin, _NOT_HELD) is _NOT_HELD:
             return False
-        if renewal.running:
-            renewal.stop()
+        if not self._leases and self._renewal is not None:
+            if self._renewal.running:
+                self._renewal.stop()
+            self._renewal = None
         return True
 
     async def _release(self, origin: str) -> None:
@@ -208,7 +237,7 @@ class Refresher:
         """Stop waiting and renewing, release every lease this crawler holds (other crawlers take the origins at
         their next poll, not at the TTL), then close the store. No store call is made afterwards."""
         self._closed = True
-        for origin in list(self._renewals):
+        for origin in list(self._leases):
             await self._release(origin)
         await self.call("close")
         self._store_closed = True
@@ -247,6 +276,9 @@ class Refresher:
             self.stats.inc_value(f"rep/robots/exception/{result.error}")
         if len(result.body) >= self.config.max_size:
             self.stats.inc_value("rep/robots/truncated")
+
+
+_NOT_HELD = object()  # ``_stop_renewing``'s default: a lease not in ``_leases`` (a held one may map to None)
 
 
 def _unknown(origin: str, previous: Entry | None, now: float) -> Entry:

@@ -12,6 +12,7 @@ import asyncio
 
 import redis
 
+from scrapy_rep.robots.origin import origin_of
 from scrapy_rep.robots.policy import FetchResult
 from scrapy_rep.robots.refresh import Current
 from scrapy_rep.stores import Entry, open_store
@@ -178,6 +179,43 @@ def test_sqlite_leases_renew_and_lapse_on_the_crawlers_clocks(sqlite_backend: Ba
     assert kept_waiting
     assert taken_after <= ttl + poll
 
+
+
+def test_one_timer_renews_every_lease_held_within_a_third_of_its_ttl(sqlite_backend: Backend) -> None:
+    """Issue 21: a crawler fetching several origins at once renews all their leases with one timer (not one per
+    fetch), each within a third of its TTL, so another crawler can take none of them while the fetches run; the
+    timer stops with the last lease released."""
+    ttl = 15.0
+    other = origin_of("https://other.example/")
+
+    async def scenario() -> tuple[list[int], list[bool], int]:
+        holder = Crawler(sqlite_backend.open(lambda: holder.clock.seconds()), ttl=ttl, poll=1)
+        rival = sqlite_backend.open(lambda: holder.clock.seconds())  # another crawler, on the same time
+        first = holder.current()
+        await until(lambda: len(holder.fetcher.pending) == 1)
+        holder.clock.advance(ttl / 4)  # the second lease is taken later: the timer's ticks are not its own
+        second = asyncio.ensure_future(holder.refresher.current_entry(other, None))
+        await until(lambda: len(holder.fetcher.pending) == 2)
+        timers = [len(holder.clock.getDelayedCalls())]
+        taken = []
+        for _ in range(12):  # three TTLs, a quarter at a time: any lease not renewed within its TTL is lost
+            holder.clock.advance(ttl / 4)
+            await until(lambda: _renewed(holder))
+            timers.append(len(holder.clock.getDelayedCalls()))
+            taken += [await rival.acquire_lease(origin.key, "rival", ttl) for origin in (ORIGIN, other)]
+        for answer in holder.fetcher.pending:
+            answer.set_result(FetchResult(status=200, body=RULES))
+        await first
+        await second
+        left = len(holder.clock.getDelayedCalls())
+        await holder.refresher.close()
+        await rival.close()
+        return timers, taken, left
+
+    timers, taken, left = run(scenario())
+    assert set(timers) == {1}  # one renewal timer for both leases
+    assert not any(taken)  # neither lease lapsed
+    assert left == 0  # the timer stopped with the last lease released
 
 
 def test_a_fetch_failing_because_the_crawler_closes_stores_no_outcome(sqlite_backend: Backend) -> None:
