@@ -10,9 +10,11 @@ they are (``group``, for messages), and the file's ``clean-param`` rules (Yandex
   zlib-compressed from ``COMPRESS_PATTERNS_FROM`` characters on, about a third of the size), one byte per
   rule saying whether it allows, and an ``array`` of their line numbers (2 bytes each when they fit); the few values
   written otherwise than their pattern (percent-escaped, ``/index.html`` rules) in a dict;
-* the index that decides (``RuleIndex``), built from those patterns when the form is made (so the first decision
-  costs no more than the next) and kept for the most recently built forms, ``HOT_RULES`` rules in all: a form whose
-  index was let go builds it again at its next decision, from the packed patterns (no parsing, no selection);
+* the index that decides (``RuleIndex``), built from those patterns at the form's first decision past its first
+  ``COLD_DECISIONS`` (which scan the packed patterns: most origins of a broad crawl see a request or two, and a scan
+  costs a few microseconds where a build costs ~60) and kept for the most recently built forms, ``HOT_RULES``
+  rules in all: a form whose index was let go builds it again at its next decision, from the packed patterns (no
+  parsing, no selection);
 * the clean-param rules as the ``Robots`` holds them (one shared empty tuple for the many files without any).
 
 Contract: for any URL, ``allowed``, ``explain`` and ``decide`` answer exactly as the ``Robots`` it was made from
@@ -30,7 +32,7 @@ from collections.abc import Sequence
 
 from . import _urls
 from ._clean_param import CleanParam, clean_url
-from ._index import RuleIndex
+from ._index import RuleIndex, scan_rank
 from ._rules import AgentGroup, Rule
 from ._urls import decision_path
 from ._usage import Preference, UsageIndex
@@ -46,6 +48,10 @@ HOT_RULES = 10_000
 #: patterns become 319 (a broad crawl keeps a form per origin, its index let go), for ~25 µs once per form; a form
 #: that builds its index again decompresses them in ~9 µs.
 COMPRESS_PATTERNS_FROM = 128
+#: A form's first decisions scan its packed patterns (``_index.scan_rank``); the next builds its index. A broad crawl
+#: decides a request or two per origin: on the corpus a scan costs ~4 µs (plus ~9 µs to decompress long patterns),
+#: a build ~60 µs (issue 21: building every form's index was 1.2% of a broad crawl's CPU, and its objects GC work).
+COLD_DECISIONS = 4
 
 _ALLOW, _DISALLOW = 1, 0
 _NO_CLEAN_PARAMS: tuple[CleanParam, ...] = ()  # shared by the forms of files without clean-param rules
@@ -55,14 +61,15 @@ class AgentRules:
     """The decisions of one robots.txt for one crawler's tokens; see the module docstring. Made by
     ``Robots.compact(user_agent)``; immutable but for its built index."""
 
-    __slots__ = ("_allows", "_index", "_lines", "_patterns", "_usage", "_written", "clean_params", "crawl_delay",
-                 "group", "user_agent")
+    __slots__ = ("_allows", "_cold", "_index", "_lines", "_patterns", "_usage", "_written", "clean_params",
+                 "crawl_delay", "group", "user_agent")
 
     _patterns: str | bytes  # the patterns joined by "\n"; bytes: zlib-compressed (COMPRESS_PATTERNS_FROM)
     _allows: bytes  # per rank, _ALLOW or _DISALLOW; then _ALLOW for rank -1 (no rule matches), as RuleIndex.allows
     _lines: array[int] | None  # per rank, its line; None when no rule applies
     _written: dict[int, str] | None  # rank -> value as written, where it differs from the pattern
     _index: RuleIndex | None  # built (hot) or not
+    _cold: int  # decisions left to scan before the index is built (COLD_DECISIONS)
 
     def __init__(self, rules: Sequence[Rule], usage: UsageIndex | None, crawl_delay: float | None,
                  user_agent: UserAgent, group: AgentGroup | None, *,
@@ -79,6 +86,7 @@ class AgentRules:
         """The file's clean-param rules, as ``Robots.clean_params`` (SPEC 5.3, 6.5); see ``clean``."""
         self._usage = usage
         self._index = None
+        self._cold = COLD_DECISIONS
         if not rules:
             self._patterns, self._allows, self._lines, self._written = "", b"", None, None
             return
@@ -90,19 +98,20 @@ class AgentRules:
         lines = [rule.line for rule in rules]
         self._lines = array("H" if max(lines) < 1 << 16 else "I", lines)  # 2 bytes per line when they fit
         self._written = {rank: rule.written for rank, rule in enumerate(rules) if rule.written != rule.pattern} or None
-        self._build(patterns)
 
     def allowed(self, url: str) -> bool:
         """Whether the crawler may fetch ``url`` (a full URL or a path; SPEC 7), as ``Robots.allowed``."""
         index = self._index
-        if index is None:
-            if self._lines is None:
-                return True  # no rule for these tokens
-            index = self._build()
+        if index is None and self._lines is None:
+            return True  # no rule for these tokens
         origin = _urls.recent_origin  # decision_path's fast path, inlined (see there): a call less per decision
         if url.startswith(origin) and "#" not in url and "\0" not in url:
-            return index.allows[index.rank(url[len(origin) - 1 :])]
-        return index.allows[index.rank(decision_path(url))]
+            path = url[len(origin) - 1 :]
+        else:
+            path = decision_path(url)
+        if index is not None:
+            return index.allows[index.rank(path)]
+        return self._allows[self._rank(path)] == _ALLOW
 
     def decide(self, url: str) -> tuple[bool, dict[str, Preference]]:
         """(allowed, usage preferences): ``allowed(url)`` and, when allowed, ``Robots.usage``'s preferences for it
@@ -110,7 +119,7 @@ class AgentRules:
         if self._usage is None:
             return self.allowed(url), {}
         path = decision_path(url)
-        if self._lines is not None and self._allows[(self._index or self._build()).rank(path)] != _ALLOW:
+        if self._lines is not None and self._allows[self._rank(path)] != _ALLOW:
             return False, {}
         return True, self._usage.lookup(path)
 
@@ -120,10 +129,9 @@ class AgentRules:
         path = decision_path(url)
         rule = None
         if self._lines is not None:
-            index = self._index or self._build()
-            rank = index.rank(path)
+            rank = self._rank(path)
             if rank >= 0:
-                rule = self._rule(index, rank)
+                rule = self._rule(rank)
         allowed = rule is None or rule.allow
         usage = self._usage.lookup(path) if allowed and self._usage is not None else {}
         return Verdict(allowed, rule, path, self.user_agent, usage, self.group)
@@ -136,18 +144,32 @@ class AgentRules:
             return None
         return clean_url(url, rules)
 
-    def _rule(self, index: RuleIndex, rank: int) -> Rule:
+    def _rank(self, path: str) -> int:
+        """The rank of the rule deciding ``path`` (-1: none) for a form with rules: from its index, or by a scan of
+        its packed patterns for its first COLD_DECISIONS decisions; the next one builds the index."""
+        index = self._index
+        if index is not None:
+            return index.rank(path)
+        if self._cold > 0:
+            self._cold -= 1
+            return scan_rank(self._unpacked(), path)
+        return self._build().rank(path)
+
+    def _rule(self, rank: int) -> Rule:
         assert self._lines is not None
-        pattern = index.patterns[rank]
+        pattern = self._index.patterns[rank] if self._index is not None else self._unpacked()[rank]
         written = self._written.get(rank, pattern) if self._written is not None else pattern
         return Rule(self._allows[rank] == _ALLOW, pattern, self._lines[rank], written)
 
-    def _build(self, patterns: list[str] | None = None) -> RuleIndex:
-        """Build the index (from ``patterns``, else the packed ones) and count it among the hot ones."""
-        if patterns is None:
-            packed = self._patterns
-            text = zlib.decompress(packed).decode("utf-8", "surrogatepass") if isinstance(packed, bytes) else packed
-            patterns = text.split("\n")
+    def _unpacked(self) -> list[str]:
+        """The patterns in rank order, from their packed form."""
+        packed = self._patterns
+        text = zlib.decompress(packed).decode("utf-8", "surrogatepass") if isinstance(packed, bytes) else packed
+        return text.split("\n")
+
+    def _build(self) -> RuleIndex:
+        """Build the index from the packed patterns and count it among the hot ones."""
+        patterns = self._unpacked()
         allows = [allow == _ALLOW for allow in self._allows]
         index = self._index = RuleIndex.of_ranked(patterns, allows)
         _HOT.add(self, len(patterns))

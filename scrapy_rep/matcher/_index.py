@@ -28,7 +28,7 @@ from operator import ge, gt, itemgetter
 
 from ._index_prefix import prefix_parents
 from ._index_wild import WildcardIndex
-from ._pattern import Shape, shape_of
+from ._pattern import Shape, matches, shape_of
 from ._rules import Rule
 
 
@@ -172,6 +172,22 @@ def _plain_only(patterns: Sequence[str]) -> bool:
     """Whether every pattern is a plain prefix (no ``*``, no ``$``): one C-level step."""
     joined = "".join(patterns)
     return "*" not in joined and "$" not in joined
+
+
+def scan_rank(patterns: Sequence[str], path: str) -> int:
+    """``RuleIndex.of_ranked(patterns, ...).rank(path)`` without building the index: every pattern tried once
+    (``_pattern.matches``), so O(len(path)) per plain pattern and the shape bound per wildcard one. Cheaper than a
+    build when a group decides only a few paths (``_compact.COLD_DECISIONS``)."""
+    if _plain_only(patterns):  # in ``ranked``'s order: the longest matching prefix decides (equal ones: the later)
+        best = size = -1
+        for rank, pattern in enumerate(patterns):
+            if len(pattern) >= size and path.startswith(pattern):
+                best, size = rank, len(pattern)
+        return best
+    for rank in range(len(patterns) - 1, -1, -1):  # ascending strength: the first match from the top decides
+        if matches(patterns[rank], path):
+            return rank
+    return -1
 
 
 def ranked(rules: Iterable[Rule]) -> list[Rule]:

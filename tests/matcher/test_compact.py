@@ -27,6 +27,19 @@ def small_hot(monkeypatch: pytest.MonkeyPatch) -> Iterator[_compact._Hot]:
     yield hot
 
 
+@pytest.fixture
+def never_cold(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Forms build their index at their first decision (no scan of the packed patterns)."""
+    monkeypatch.setattr(_compact, "COLD_DECISIONS", 0)
+
+
+@pytest.fixture(params=["scans", "indexed"])
+def how(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Every decision of a form by a scan of its packed patterns (never built), or by its index (built at once)."""
+    monkeypatch.setattr(_compact, "COLD_DECISIONS", 10**9 if request.param == "scans" else 0)
+    return str(request.param)
+
+
 def assert_same(robots: Robots, form: AgentRules, agent: UserAgent, url: str) -> None:
     verdict = robots.explain(url, agent)
     assert form.explain(url) == verdict, (agent, url)
@@ -34,9 +47,10 @@ def assert_same(robots: Robots, form: AgentRules, agent: UserAgent, url: str) ->
     assert form.decide(url) == (verdict.allowed, robots.usage(url, agent)), (agent, url)
 
 
-def test_the_whole_corpus_decides_as_the_full_parse() -> None:
+def test_the_whole_corpus_decides_as_the_full_parse(how: str) -> None:
     """Every corpus file, four token lists (a ``*``-only crawler among them), URLs derived from the file's rules:
-    decision, deciding rule (line, written value) and usage preferences all equal."""
+    decision, deciding rule (line, written value) and usage preferences all equal, whether the form scans its packed
+    patterns (its first decisions) or decides from its index."""
     for path in corpus_files():
         body = path.read_bytes()
         robots = parse(body)
@@ -47,6 +61,16 @@ def test_the_whole_corpus_decides_as_the_full_parse() -> None:
             assert form.crawl_delay == robots.crawl_delay(agent)
             for url in urls:
                 assert_same(robots, form, agent, url)
+            assert form._index is None or how == "indexed"  # scanning, it never built one
+
+
+def test_a_form_decides_its_first_few_urls_by_a_scan_then_builds_its_index() -> None:
+    """Most origins of a broad crawl see a request or two: no index is built for them (issue 21)."""
+    form = parse("User-agent: *\nDisallow: /a\nAllow: /a/b\nDisallow: /*.pdf$\n").compact("x")
+    answers = [form.allowed(url) for url in ["/a/x", "/a/b", "/x.pdf", "/y"]]
+    assert form._index is None and answers == [False, True, False, True]
+    assert form.explain("/a/b/c").rule is not None and form._index is not None  # the fifth decision builds it
+    assert form.allowed("/a/x") is False and form.allowed("/x.pdfs") is True
 
 
 def test_a_form_that_let_its_index_go_decides_the_same(small_hot: _compact._Hot) -> None:
@@ -62,21 +86,25 @@ def test_a_form_that_let_its_index_go_decides_the_same(small_hot: _compact._Hot)
                 assert_same(robots, form, agent, url)
 
 
-def test_the_hot_set_keeps_the_newest_forms_within_its_budget(small_hot: _compact._Hot) -> None:
+def test_the_hot_set_keeps_the_newest_forms_within_its_budget(small_hot: _compact._Hot, never_cold: None) -> None:
     four = parse("User-agent: *\nDisallow: /a\nDisallow: /b\nAllow: /a/b\nDisallow: /*.pdf$\n")
     first, second, third = four.compact("x"), four.compact("x"), four.compact("x")
+    assert len(small_hot) == 0  # nothing built before a decision
+    for form in (first, second, third):
+        form.allowed("/")
     assert small_hot.rules == 8 and len(small_hot) == 2  # the first let its index go when the third came
     assert first._index is None and second._index is not None and third._index is not None
     assert first.allowed("/a/x") is False  # built again: now the newest; the oldest goes
     assert second._index is None and small_hot.rules == 8
     big = parse("User-agent: *\n" + "".join(f"Disallow: /{i}\n" for i in range(20))).compact("x")
+    big.allowed("/")
     assert len(small_hot) == 1 and small_hot.rules == 20  # over the budget alone: kept, the others let go
     assert big.allowed("/19/") is False and third.allowed("/b") is False
 
 
-def test_long_patterns_are_held_compressed_and_come_back_whole(small_hot: _compact._Hot) -> None:
+def test_long_patterns_are_held_compressed_and_come_back_whole(small_hot: _compact._Hot, how: str) -> None:
     """Packed patterns from COMPRESS_PATTERNS_FROM characters on are held zlib-compressed (a broad crawl keeps a form
-    per origin); a cold form decompresses them to build its index again, non-ASCII escapes included."""
+    per origin); a cold form decompresses them to scan them or build its index again, non-ASCII escapes included."""
     rules = "".join(f"Disallow: /section-{i}/caf\u00e9/*.pdf$\n" for i in range(12))
     robots = parse("User-agent: *\n" + rules)
     long, short = robots.compact("x"), parse("User-agent: *\nDisallow: /a\n").compact("x")

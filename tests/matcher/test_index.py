@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from scrapy_rep.matcher._index import RuleIndex
+from scrapy_rep.matcher._index import RuleIndex, scan_rank
 from scrapy_rep.matcher._index_prefix import PrefixTable
 from scrapy_rep.matcher._index_wild import _SCAN_AT_LEAST
 from scrapy_rep.matcher._rules import Rule
@@ -192,6 +192,7 @@ def test_index_equals_naive_scan(data: st.DataObject) -> None:
     for _ in range(5):
         path = data.draw(paths_for(rules))
         assert index.best(path) is reference_best(rules, path)
+        assert scan_rank(index.patterns, path) == index.rank(path)  # a cold form's decisions (_compact)
 
 
 @settings(max_examples=50)
@@ -203,6 +204,7 @@ def test_index_equals_naive_scan_many_rules(data: st.DataObject) -> None:
     for _ in range(20):
         path = data.draw(paths_for(rules))
         assert index.best(path) is reference_best(rules, path)
+        assert scan_rank(index.patterns, path) == index.rank(path)  # a cold form's decisions (_compact)
 
 
 plain_patterns = st.lists(st.sampled_from(["/", "/a", "/ab", "a", "b", "."]), min_size=1, max_size=4).map("".join)
@@ -223,6 +225,7 @@ def test_plain_prefixes_only_equal_naive_scan(data: st.DataObject) -> None:
     for _ in range(8):
         path = data.draw(st.one_of(path_text, st.sampled_from([r.pattern for r in rules] or ["/"]), plain_patterns))
         assert index.best(path) is reference_best(rules, path)
+        assert scan_rank(index.patterns, path) == index.rank(path)
 
 
 @given(st.lists(path_text), path_text)
