@@ -91,8 +91,6 @@ class RobotsMiddleware:
         self._closed = False  # after spider_closed: no more fetches or retries
         crawler.signals.connect(self._spider_opened, signal=signals.spider_opened)
         crawler.signals.connect(self.waiting.spider_idle, signal=signals.spider_idle)
-        crawler.signals.connect(mark_scheduled, signal=signals.request_scheduled)
-        crawler.signals.connect(self.places.freed, signal=signals.response_received)
         crawler.signals.connect(self._spider_closed, signal=signals.spider_closed)
 
     @classmethod
@@ -295,8 +293,10 @@ class RobotsMiddleware:
             return []
         return list(parse(state.entry.body, max_bytes=self.config.max_size).sitemaps)
 
-    def _spider_opened(self) -> None:  # the crawl does not wait for the count
-        deferred_from_coro(say_cache_size(self.store, self.crawler.spider))
+    def _spider_opened(self) -> None:
+        if self.internals.scheduler_keeps_queue():  # only such a scheduler takes waiting requests back (parking)
+            self.crawler.signals.connect(mark_scheduled, signal=signals.request_scheduled)
+        deferred_from_coro(say_cache_size(self.store, self.crawler.spider))  # the crawl does not wait for the count
 
     async def _spider_closed(self, reason: str) -> None:
         self._closed = True

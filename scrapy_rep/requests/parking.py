@@ -45,8 +45,8 @@ DEFAULT_MAX_PARKED = 10_000
 #: Meta key of a request released from waiting and handed back to the scheduler already decided. Its value is the
 #: deciding middleware's token: only that process skips the check; another worker, or a resumed job, checks again.
 DECIDED_META_KEY = "_rep_decided_by"
-#: Meta key set on every request entering the scheduler (``request_scheduled``), kept when it is persisted: only
-#: such requests are handed back at close (``engine.download`` requests never were in the scheduler).
+#: Meta key set on every request entering a scheduler that keeps its queue (``request_scheduled``), kept when it is
+#: persisted: only such requests are handed back at close (``engine.download`` requests never were in the scheduler).
 SCHEDULED_META_KEY = "_rep_scheduled"
 #: Why a request goes back to the scheduler (the ``rep/requests/requeued/<why>`` stat).
 RELEASED = "released"
@@ -159,7 +159,9 @@ class Parking:
 
 
 def mark_scheduled(request: Request, **kwargs: object) -> None:
-    """The ``request_scheduled`` handler: ``request`` enters the scheduler."""
+    """The ``request_scheduled`` handler: ``request`` enters the scheduler. Connected only when the scheduler keeps
+    its queue (``Internals.scheduler_keeps_queue`` at spider_opened), the only one waiting requests go back to: a
+    receiver costs every scheduled request a dispatch (issue 21)."""
     request.meta[SCHEDULED_META_KEY] = True
 
 

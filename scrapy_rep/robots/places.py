@@ -44,7 +44,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from scrapy import Request
+from scrapy import Request, signals
 from scrapy.utils.defer import maybe_deferred_to_future
 from twisted.internet.defer import Deferred
 from twisted.internet.task import LoopingCall
@@ -137,8 +137,9 @@ class Places:
         self._admit()
 
     def freed(self, **kwargs: object) -> None:
-        """The ``response_received`` handler: a download ended and its request left the active set; Scrapy sends
-        this before the engine may pull again, so a waiter takes the place first."""
+        """The ``response_received`` handler, connected while anything waits for room (issue 21: a receiver costs
+        every response a dispatch): a download ended and its request left the active set; Scrapy sends this before
+        the engine may pull again, so a waiter takes the place first."""
         if self._queue:
             self._admit()
 
@@ -180,6 +181,7 @@ class Places:
         if self._check is None:
             self._check = LoopingCall(self._admit)
             self._check.start(ADMIT_INTERVAL, now=False)
+            self.internals.crawler.signals.connect(self.freed, signal=signals.response_received)
         admitted: bool = await maybe_deferred_to_future(waiter.admitted)
         return admitted and not self._closed
 
@@ -228,3 +230,4 @@ class Places:
             check, self._check = self._check, None
             if check.running:
                 check.stop()
+            self.internals.crawler.signals.disconnect(self.freed, signal=signals.response_received)

@@ -8,6 +8,7 @@ from collections.abc import Coroutine
 from typing import Any
 
 from scrapy import Request
+from scrapy.signals import response_received
 
 from scrapy_rep.robots.places import PLACEHOLDER_META_KEY, Places
 
@@ -21,9 +22,23 @@ class Settings:
         return self.limit
 
 
+class Signals:
+    """The receivers connected, by signal."""
+
+    def __init__(self) -> None:
+        self.receivers: dict[object, list[object]] = {}
+
+    def connect(self, receiver: object, signal: object) -> None:
+        self.receivers.setdefault(signal, []).append(receiver)
+
+    def disconnect(self, receiver: object, signal: object) -> None:
+        self.receivers[signal].remove(receiver)
+
+
 class Crawler:
     def __init__(self, limit: int) -> None:
         self.settings = Settings(limit)
+        self.signals = Signals()
 
 
 class Stats:
@@ -199,6 +214,7 @@ def test_released_requests_past_the_limit_wait_in_the_set_and_go_on_as_responses
     waiting_second = Run(pool.room())
     assert [waiting_first.poll(), fetch.poll(), waiting_second.poll()] == [False, False, False]
     assert pool.waiting == 3 and len(internals.active) == 5  # all in the set: the engine pulls nothing
+    assert internals.crawler.signals.receivers[response_received] == [pool.freed]  # connected while they wait
     internals.active.discard(busy.pop())  # a download ends: the engine sends response_received
     pool.freed()
     assert [waiting_first.poll(), fetch.poll(), waiting_second.poll()] == [True, False, False]
@@ -207,5 +223,6 @@ def test_released_requests_past_the_limit_wait_in_the_set_and_go_on_as_responses
     assert [fetch.poll(), waiting_second.poll()] == [True, False]
     pool.close()  # the crawl closes while the last one waits: it is not sent
     assert waiting_second.poll() and waiting_second.result is False
+    assert internals.crawler.signals.receivers[response_received] == []  # nothing waits: no dispatch per response
     assert [waiting_first.result, fetch.result] == [True, True]
     assert not now(pool.room())
