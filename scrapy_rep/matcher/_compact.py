@@ -8,8 +8,9 @@ they are (``group``, for messages), and the file's ``clean-param`` rules (Yandex
 * the rules in rank order (``_index.ranked``: positions that order them as SPEC 7.4 decides) as one string of their
   patterns separated by ``"\\n"`` (a pattern never holds a line break: the parser splits lines there; held
   zlib-compressed from ``COMPRESS_PATTERNS_FROM`` characters on, about a third of the size), one byte per
-  rule saying whether it allows, and an ``array`` of their line numbers (2 bytes each when they fit); the few values
-  written otherwise than their pattern (percent-escaped, ``/index.html`` rules) in a dict;
+  rule saying whether it allows, and their line numbers as an ``array``'s bytes (2 each when they fit; bytes are no
+  object the garbage collector walks, and a broad crawl holds a form per origin); the few values written otherwise
+  than their pattern (percent-escaped, ``/index.html`` rules) in a dict;
 * the index that decides (``RuleIndex``), built from those patterns at the form's first decision past its first
   ``COLD_DECISIONS`` (which scan the packed patterns: most origins of a broad crawl see a request or two, and a scan
   costs a few microseconds where a build costs ~60) and kept for the most recently built forms, ``HOT_RULES``
@@ -66,7 +67,7 @@ class AgentRules:
 
     _patterns: str | bytes  # the patterns joined by "\n"; bytes: zlib-compressed (COMPRESS_PATTERNS_FROM)
     _allows: bytes  # per rank, _ALLOW or _DISALLOW; then _ALLOW for rank -1 (no rule matches), as RuleIndex.allows
-    _lines: array[int] | None  # per rank, its line; None when no rule applies
+    _lines: bytes | None  # per rank, its line (an array's bytes: not an object the GC walks); None: no rule applies
     _written: dict[int, str] | None  # rank -> value as written, where it differs from the pattern
     _index: RuleIndex | None  # built (hot) or not
     _cold: int  # decisions left to scan before the index is built (COLD_DECISIONS)
@@ -96,7 +97,7 @@ class AgentRules:
         self._patterns = zlib.compress(text.encode("utf-8", "surrogatepass"), 1) if long else text
         self._allows = bytes([*(_ALLOW if rule.allow else _DISALLOW for rule in rules), _ALLOW])
         lines = [rule.line for rule in rules]
-        self._lines = array("H" if max(lines) < 1 << 16 else "I", lines)  # 2 bytes per line when they fit
+        self._lines = array("H" if max(lines) < 1 << 16 else "I", lines).tobytes()  # 2 bytes per line when they fit
         self._written = {rank: rule.written for rank, rule in enumerate(rules) if rule.written != rule.pattern} or None
 
     def allowed(self, url: str) -> bool:
@@ -159,7 +160,9 @@ class AgentRules:
         assert self._lines is not None
         pattern = self._index.patterns[rank] if self._index is not None else self._unpacked()[rank]
         written = self._written.get(rank, pattern) if self._written is not None else pattern
-        return Rule(self._allows[rank] == _ALLOW, pattern, self._lines[rank], written)
+        lines = memoryview(self._lines)
+        line = lines.cast("H" if len(lines) == 2 * (len(self._allows) - 1) else "I")[rank]
+        return Rule(self._allows[rank] == _ALLOW, pattern, line, written)
 
     def _unpacked(self) -> list[str]:
         """The patterns in rank order, from their packed form."""

@@ -130,6 +130,15 @@ def test_written_values_and_lines_come_back_for_explanations() -> None:
         True, 3, "/dir/$", "/dir/index.html")
 
 
+def test_line_numbers_past_65535_come_back_for_explanations(how: str) -> None:
+    """Line numbers are held in 2 bytes each when they all fit, else in 4."""
+    robots = parse("\n" * 70_000 + "User-agent: *\nDisallow: /far\nAllow: /far/ok\n")
+    form = robots.compact("bot")
+    rules = [form.explain(path).rule for path in ("/far/x", "/far/ok")]
+    assert [(rule.line, rule.allow) for rule in rules if rule is not None] == [(70_002, False), (70_003, True)]
+    assert parse("User-agent: *\nDisallow: /near\n").compact("bot").explain("/near").rule.line == 2  # type: ignore[union-attr]
+
+
 def test_usage_preferences_only_for_allowed_urls() -> None:
     robots = parse("User-agent: *\nDisallow: /private\nContent-Usage: train-ai=n\n")
     form = robots.compact("bot")
