@@ -45,7 +45,7 @@ from .robots.origin import ROBOTS_PATH, NoOrigin, Origin, origin_of, origin_of_p
 from .robots.places import Places
 from .robots.policy import has_copy, should_hold
 from .robots.refresh import Refresher
-from .robots.spider_robots import KeepingFetcher, answer_from_copy, is_own_robots_url
+from .robots.spider_robots import KeepingFetcher, answer_from_copy, is_own_robots_url, kept_response
 from .robots.state import FETCH_ON_ARRIVAL, Event, OriginMap, OriginState, State
 from .stores import Entry, Outcome, Store
 from .stores.startup import open_crawler_store
@@ -260,7 +260,7 @@ class RobotsMiddleware:
                 rules = robots.compact(self.config.user_agents)
                 step = "adopt"
                 announce(self.crawler, self.internals, self.config, self.stats, origin, robots)
-                self._soft404.check(entry, body, robots, state.robots_response, self.crawler.spider)
+                self._soft404.check(entry, body, robots, kept_response(state), self.crawler.spider)
             step = "adopt"
             self._outcome_log.outcome(state.origin, entry, self.crawler.spider, source, fetched)
         except Exception as exc:

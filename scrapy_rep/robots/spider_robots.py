@@ -7,7 +7,8 @@ as a page of the origin waits (parked, dropped at ``REP_HOLD_TIMEOUT``), then ge
 works) at the requested URL, with ``request`` set to the spider's request:
 
 - a robots.txt this crawler downloaded: its final status (2xx) and body, and the headers of ``KEPT_HEADERS`` kept in
-  memory beside the origin's state (``OriginState.robots_response``; never in the store's ``Entry``);
+  memory beside the origin's state (``OriginState.robots_response``, read by ``kept_response``; never in the store's
+  ``Entry``);
 - a copy read from the shared store (fetched by another crawler), or one whose headers were not kept: status 200,
   ``Content-Type: text/plain`` and the stored body;
 - a full allow (4xx, SPEC 2.2): its status (404 when the full allow came from a redirect dead end or an origin
@@ -54,7 +55,7 @@ FLAG = "scrapy-rep copy"
 class KeptResponse:
     """The final response of this crawler's last robots.txt download that gave a copy (2xx) or a full allow (4xx):
     its status, kept headers (name, value) in order, and a digest of its body (the body is the entry's, compressed
-    there). Flat tuples rather than a dict of lists: a broad crawl keeps one per origin."""
+    there). Made when needed from what the origin's state keeps (``kept_response``)."""
 
     status: int
     headers: tuple[tuple[bytes, bytes], ...]
@@ -70,6 +71,17 @@ class KeptResponse:
     def gave(self, body: bytes) -> bool:
         """Whether this response's body was ``body``."""
         return self.digest == body_digest(body)
+
+
+#: What ``OriginState.robots_response`` holds: ``KeptResponse``'s fields as one plain tuple of ints and bytes, which
+#: the garbage collector stops tracking (a broad crawl keeps one per origin; issue 21).
+Kept = tuple[int, tuple[tuple[bytes, bytes], ...], bytes]
+
+
+def kept_response(state: OriginState | None) -> KeptResponse | None:
+    """The response kept for ``state``'s origin, if any."""
+    kept: Kept | None = state.robots_response if state is not None else None
+    return KeptResponse(*kept) if kept is not None else None
 
 
 def body_digest(body: bytes) -> bytes:
@@ -116,7 +128,8 @@ class KeepingFetcher:
         if state is not None and final and result.status is not None and is_kept_status(result.status):
             got = final[0].headers
             headers = tuple((name, value) for name in KEPT_HEADERS if name in got for value in got.getlist(name))
-            state.robots_response = KeptResponse(result.status, headers, body_digest(result.body))
+            kept: Kept = (result.status, headers, body_digest(result.body))
+            state.robots_response = kept
         return result
 
 
@@ -137,7 +150,7 @@ def full_allow_status(entry: Entry, kept: KeptResponse | None) -> int:
 def answer_from_copy(request: Request, entry: Entry, state: OriginState | None, stats: StatsCollector) -> Response:
     """The response to a spider's own request for its origin's robots.txt, from ``entry`` (a usable one: rules or a
     full allow; held origins never get here, their requests wait)."""
-    kept = state.robots_response if state is not None else None
+    kept = kept_response(state)
     if entry.outcome is Outcome.RULES and kept is not None and is_own_copy(entry, kept):
         kind, status, headers, body = "fetched", kept.status, kept.header_dict(), entry.body
     elif entry.outcome is Outcome.RULES:

@@ -83,7 +83,7 @@ class OriginState:
     rules: AgentRules | None = None
     waiters: dict[Any, Any] = field(default_factory=dict)  # waiter Deferred -> its request; O(1) removal
     retry_call: Any = None
-    robots_response: Any = None  # spider_robots.KeptResponse: status and headers for spiders' own requests (memory)
+    robots_response: Any = None  # spider_robots.Kept: status and headers for spiders' own requests (memory)
 
     def handle(self, event: Event) -> State:
         """Apply ``event``; returns the new state or raises ``IllegalTransition``."""

@@ -7,6 +7,7 @@ the origin and gets a response built from it.
 
 from __future__ import annotations
 
+import gc
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +19,7 @@ from scrapy.spiders import SitemapSpider
 from twisted.internet import defer
 from twisted.internet.task import Clock, LoopingCall
 
-from scrapy_rep.robots.spider_robots import FLAG
+from scrapy_rep.robots.spider_robots import FLAG, kept_response
 from tests.crawl import ListSpider, crawl, middleware
 from tests.servers import Reply, redirect, robots
 
@@ -202,3 +203,19 @@ async def test_only_the_origins_own_robots_txt_is_answered_spec_2_2(sites: Any) 
     responses = result.spider.responses  # type: ignore[attr-defined]
     assert [responses[url].text for url in urls] == ["User-agent: *\nDisallow: /b-only\n"] * 2
     result.assert_accounted()
+
+
+@pytest_twisted.ensureDeferred
+async def test_what_an_origin_keeps_of_its_response_is_not_walked_by_the_garbage_collector(sites: Any) -> None:
+    """Issue 21: a broad crawl keeps the kept response (status, headers, body digest) of every origin; held as one
+    plain tuple of ints and bytes, it stops being an object each full collection walks, and still answers."""
+    site = sites()
+    site.route("/robots.txt", robots("User-agent: *\nDisallow: /private\n"))
+    result = await crawl([site.url("/a")])
+    state = middleware(result.crawler).origins[site.origin()]
+    for _ in range(3):  # the collector untracks a tuple once it has untracked the tuples inside it: a pass each
+        gc.collect()
+    assert type(state.robots_response) is tuple and not gc.is_tracked(state.robots_response)
+    kept = kept_response(state)
+    assert kept is not None and kept.status == 200 and kept.gave(b"User-agent: *\nDisallow: /private\n")
+    assert state.rules is not None and not gc.is_tracked(state.rules._lines)
