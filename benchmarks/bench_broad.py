@@ -35,7 +35,6 @@ from __future__ import annotations
 import argparse
 import cProfile
 import gc
-import os
 import io
 import json
 import pstats
@@ -47,6 +46,7 @@ import sys
 import tempfile
 import time
 import urllib.request
+from collections import Counter
 from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
@@ -102,10 +102,11 @@ def relay(target_port: int, delay: float) -> None:
 
 
 def crawl(mode: str, proxy: str, paths: list[list[str]], origins: int, concurrency: int, store: str,
-          max_origins: int, priority_queue: str, pages: int, profile: str) -> None:
+          max_origins: int, priority_queue: str, pages: int, profile: str, gc_types: str) -> None:
     """Child process: one crawl of ``origins`` origins x ``pages`` pages; prints a JSON line of figures. With
     ``profile`` (a file name), the crawl from spider_opened to its end runs under cProfile, whose per-function table
-    goes to that file."""
+    goes to that file. With ``gc_types`` (a file name), the objects the garbage collector tracks when the crawl goes
+    idle, counted per type, go to that file."""
     from scrapy import Request, Spider, signals
     from scrapy.crawler import CrawlerProcess
 
@@ -152,13 +153,6 @@ def crawl(mode: str, proxy: str, paths: list[list[str]], origins: int, concurren
 
     profiler = cProfile.Profile() if profile else None
     in_gc = [0.0, 0.0]  # seconds in the garbage collector; when the running collection began
-    CENSUS = os.environ.get("GC_CENSUS")
-    YOUNG = os.environ.get("GC_YOUNG")
-    census_after: list[Any] = []
-    import collections as _c
-    promoted: Any = _c.Counter()
-    young: Any = _c.Counter()
-    tasks: Any = _c.Counter()
     by_generation = [[0, 0.0] for _ in range(3)]  # per generation: collections, seconds
 
     def timed_gc(phase: str, info: dict[str, int]) -> None:
@@ -169,14 +163,6 @@ def crawl(mode: str, proxy: str, paths: list[list[str]], origins: int, concurren
             in_gc[0] += took
             by_generation[info["generation"]][0] += 1
             by_generation[info["generation"]][1] += took
-        if YOUNG and phase == "start" and info["generation"] == 0:
-            young.update(map(type, gc.get_objects(0)))
-        if CENSUS and info["generation"] == 2:  # census
-            import collections
-            now = collections.Counter(map(type, gc.get_objects(2)))
-            if phase == "start" and census_after:
-                promoted.update(now - census_after[-1])
-            census_after[:] = [now]
 
     def opened() -> None:
         from twisted.internet import reactor
@@ -184,16 +170,6 @@ def crawl(mode: str, proxy: str, paths: list[list[str]], origins: int, concurren
         started.extend((time.perf_counter(), time.process_time()))
         reactor.callLater(SLOW_ROBOTS, past_first_second)  # type: ignore[attr-defined]
         gc.callbacks.append(timed_gc)
-        if os.environ.get("GC_SAVEALL"):
-            gc.set_debug(gc.DEBUG_SAVEALL)
-        if os.environ.get("GC_TASKS"):
-            import asyncio
-            loop = asyncio.get_event_loop()
-
-            def factory(loop: Any, coro: Any, **kw: Any) -> Any:
-                tasks[getattr(coro, "__qualname__", type(coro).__name__)] += 1
-                return asyncio.Task(coro, loop=loop, **kw)
-            loop.set_task_factory(factory)
         if profiler is not None:
             profiler.enable()
 
@@ -202,6 +178,12 @@ def crawl(mode: str, proxy: str, paths: list[list[str]], origins: int, concurren
         started.extend((time.perf_counter(), crawler.stats.get_value("response_received_count", 0)))
 
     def at_idle() -> None:
+        tracked = gc.get_objects()
+        sizes["tracked_objects"] = len(tracked)  # what each full collection walks
+        if gc_types:  # which: per type, for comparing modes (issue 21)
+            kinds = Counter(f"{kind.__module__}.{kind.__qualname__}" for kind in map(type, tracked))
+            Path(gc_types).write_text("".join(f"{count:9d} {kind}\n" for kind, count in kinds.most_common()))
+        del tracked
         middleware = crawler.get_downloader_middleware(RobotsMiddleware) if mode in REP_MODES else None
         if middleware is not None:
             if mode == "rep":
@@ -214,44 +196,6 @@ def crawl(mode: str, proxy: str, paths: list[list[str]], origins: int, concurren
     process.start()
     elapsed, cpu = time.perf_counter() - started[0], time.process_time() - started[1]
     gc.callbacks.remove(timed_gc)
-    if os.environ.get("GC_SAVEALL"):
-        gc.collect()
-        import collections
-        garbage = gc.garbage
-        kinds = collections.Counter(map(type, garbage))
-        with open(os.environ["GC_SAVEALL"] + "-" + mode, "w") as out:
-            for k, n in kinds.most_common(40):
-                out.write(f"{n:8d} {k!r}\n")
-            ids = {id(o) for o in garbage}
-            for target_type in ("IgnoreRequest", "Failure", "Deferred", "frame"):
-                sample = [o for o in garbage if type(o).__name__ == target_type][5:7]
-                for o in sample:
-                    out.write(f"\n== {target_type} {o!r:.200}\n")
-                    # breadth-first referrers within the garbage, 4 levels
-                    level = [o]
-                    seen = {id(o)}
-                    for depth in range(6):
-                        nxt = []
-                        for x in level:
-                            for r in gc.get_referrers(x):
-                                if id(r) in ids and id(r) not in seen:
-                                    seen.add(id(r))
-                                    nxt.append(r)
-                                    desc = repr(r)[:160] if type(r).__name__ != "frame" else f"frame {r.f_code.co_name} {r.f_code.co_filename}:{r.f_lineno}"
-                                    out.write(f"{'  ' * depth}<- {type(r).__name__}: {desc}\n")
-                        level = nxt[:8]
-    if os.environ.get("GC_TASKS"):
-        with open(os.environ["GC_TASKS"] + "-" + mode, "w") as out:
-            for name, n in tasks.most_common(40):
-                out.write(f"{n / origins:10.2f} {name}\n")
-    if YOUNG:
-        with open(YOUNG + "-" + mode, "w") as out:
-            for name, n in young.most_common(80):
-                out.write(f"{n / origins:10.2f} {name!r}\n")
-    if CENSUS:
-        with open(CENSUS + "-" + mode, "w") as out:
-            for name, n in promoted.most_common(60):
-                out.write(f"{n / max(crawler.stats.get_value('response_received_count', 1), 1):10.2f} {name!r}\n")
     if profiler is not None:
         profiler.disable()
         write_profile(profiler, Path(profile), f"{mode}: {origins:,} origins x {pages} page(s)")
@@ -318,6 +262,9 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=1,
                         help="run every mode this many times, in reverse order every other round; report each mode's "
                              "best round")
+    parser.add_argument("--gc-types", metavar="DIR", default="",
+                        help="per crawl, the objects the garbage collector tracks when the crawl goes idle, counted "
+                             "per type, to DIR/<mode>-<round>.txt (what each full collection walks; compare modes)")
     parser.add_argument("--profile", metavar="DIR", default="",
                         help="run each crawl under cProfile; its per-function tables go to DIR/<mode>.txt "
                              "(the raw profile to DIR/<mode>.prof)")
@@ -336,9 +283,12 @@ def main() -> None:
     if args.crawl:
         paths = json.loads(Path(args.paths).read_text())
         return crawl(args.crawl, args.proxy, paths, args.origins, args.concurrency, args.store, max_origins,
-                     args.priority_queue, args.pages, args.profile)
+                     args.priority_queue, args.pages, args.profile, args.gc_types)
 
     me = [sys.executable, "-m", "benchmarks.bench_broad"]
+    for directory in (args.profile, args.gc_types):
+        if directory:
+            Path(directory).mkdir(parents=True, exist_ok=True)
     modes = args.modes.split(",")
     server = subprocess.Popen([*me, "--serve"], stdout=subprocess.PIPE, text=True)
     results: list[dict[str, Any]] = []
@@ -369,7 +319,8 @@ def main() -> None:
                                   "--origins", str(args.origins), "--concurrency", str(args.concurrency),
                                   "--max-origins", str(max_origins), "--store", store.get(mode, ""),
                                   "--priority-queue", args.priority_queue, "--pages", str(args.pages),
-                                  "--profile", str(Path(args.profile) / f"{name}-{n}.txt") if args.profile else ""],
+                                  "--profile", str(Path(args.profile) / f"{name}-{n}.txt") if args.profile else "",
+                                  "--gc-types", str(Path(args.gc_types) / f"{name}-{n}.txt") if args.gc_types else ""],
                                  capture_output=True, text=True)
             if out.returncode:
                 sys.exit(f"crawl {name} failed:\n{out.stderr[-3000:]}")

@@ -16,7 +16,7 @@ The room is pure: it imports nothing of the project, of Scrapy or of Twisted, do
 
 from ._agents import extract_user_agent, is_valid_user_agent
 from ._clean_param import CleanParam, clean_url
-from ._compact import HOT_RULES, AgentRules
+from ._compact import COLD_DECISIONS, HOT_RULES, AgentRules
 from ._escape import Body, escape_pattern
 from ._parser import MAX_BYTES, MAX_LINE_BYTES, Key, LineMetadata, ParseHandler, parse_lines
 from ._report import UNUSED_KEYS, LineKind, ParsedLine, ParseReport, ignored_lines, report
@@ -28,6 +28,7 @@ from ._usage import Preference, aipref_use, usage_problems
 from ._verdict import UserAgent, Verdict
 
 __all__ = [
+    "COLD_DECISIONS",
     "HOT_RULES",
     "MAX_BYTES",
     "MAX_LINE_BYTES",
