@@ -9,13 +9,10 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 from ._escape import Body, encode_text
-from ._parser import MAX_BYTES, MAX_LINE_BYTES, LineMetadata, parse_directives, parse_lines, without_bom
-
-if TYPE_CHECKING:
-    from ._robots import Robots
+from ._parser import MAX_BYTES, MAX_LINE_BYTES, LineMetadata, parse_lines, without_bom
+from ._robots import Robots, parse
 
 UNUSED_KEYS = frozenset({
     "clean-param", "content-signal", "content-usage", "crawl-delay", "domain", "host", "noarchive", "nofollow",
@@ -158,26 +155,8 @@ def ignored_lines(body: bytes, *, max_bytes: int | None = MAX_BYTES, robots: Rob
     there). ``robots``: ``parse(body, max_bytes=max_bytes)`` when the caller has it, whose ``read_lines`` spares a
     second parse. Never raises."""
     data = body if max_bytes is None else body[:max_bytes]
-    if robots is not None:
-        return _text_lines(without_bom(data)) - robots.read_lines
-    read = _ReadCount()
-    parse_directives(data, read)
-    return _text_lines(without_bom(data)) - read.lines
-
-
-class _ReadCount:
-    """A ``DirectiveHandler`` counting the directives Google reads (user-agent, allow, disallow, sitemap)."""
-
-    def __init__(self) -> None:
-        self.lines = 0
-
-    def user_agent(self, line: int, value: bytes) -> None:
-        self.lines += 1
-
-    allow = disallow = sitemap = user_agent
-
-    def unknown(self, line: int, key: bytes, value: bytes) -> None:
-        return None
+    read = (robots if robots is not None else parse(data, max_bytes=None)).read_lines
+    return _text_lines(without_bom(data)) - read
 
 
 def _text_lines(body: bytes) -> int:
