@@ -57,6 +57,8 @@ SLOW = "@slow"
 SLOW_ROBOTS = 1.0
 REP_MODES = tuple(mode for mode in MODES if mode.startswith("rep"))
 TOKEN = "broadbot"
+#: Responses between two samples of the scheduler's and the downloader's sizes.
+SAMPLE_EVERY = 25
 
 
 def serve() -> None:
@@ -154,6 +156,7 @@ def crawl(mode: str, proxy: str, paths: list[list[str]], origins: int, concurren
     profiler = cProfile.Profile() if profile else None
     in_gc = [0.0, 0.0]  # seconds in the garbage collector; when the running collection began
     by_generation = [[0, 0.0] for _ in range(3)]  # per generation: collections, seconds
+    peaks = {"responses": 0, "scheduled": 0, "active": 0}
 
     def timed_gc(phase: str, info: dict[str, int]) -> None:
         if phase == "start":
@@ -190,7 +193,16 @@ def crawl(mode: str, proxy: str, paths: list[list[str]], origins: int, concurren
                 sizes["store"] = len(middleware.store)  # type: ignore[arg-type]
             sizes["middleware_origins"] = len(middleware.origins)
 
+    def received(**kwargs: Any) -> None:  # every SAMPLE_EVERY responses: the scheduler's and downloader's sizes
+        peaks["responses"] += 1
+        if peaks["responses"] % SAMPLE_EVERY or crawler.stats is None or crawler.engine is None:
+            return
+        get = crawler.stats.get_value
+        peaks["scheduled"] = max(peaks["scheduled"], get("scheduler/enqueued", 0) - get("scheduler/dequeued", 0))
+        peaks["active"] = max(peaks["active"], len(crawler.engine.downloader.active))
+
     crawler.signals.connect(opened, signals.spider_opened, weak=False)
+    crawler.signals.connect(received, signals.response_received, weak=False)
     crawler.signals.connect(at_idle, signals.spider_idle, weak=False)
     process.crawl(crawler)
     process.start()
@@ -215,6 +227,10 @@ def crawl(mode: str, proxy: str, paths: list[list[str]], origins: int, concurren
         "forbidden": stats.get("rep/requests/forbidden", 0),
         "requeued": stats.get("rep/requests/requeued/released", 0),  # released past the downloader's room
         "waited_for_place": stats.get("rep/robots/waited_for_place", 0),
+        # the most requests waiting in the scheduler (enqueued - dequeued) and in the downloader's active set, sampled
+        # every SAMPLE_EVERY responses: a full active set makes Scrapy's engine move every start request into the
+        # scheduler, whose DownloaderAwarePriorityQueue then pays for every origin's slot at each pop (issue 21)
+        "peak_scheduled": peaks["scheduled"], "peak_active": peaks["active"],
         "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, **sizes,
     }), flush=True)
 
@@ -392,13 +408,14 @@ def start_relay(me: list[str], target_port: int, latency_ms: float, running: Exi
 
 def report(results: list[dict[str, Any]], origins: int, concurrency: int) -> None:
     print(f"{'mode':<14} {'pages':>7} {'pages/s':>8} {'resp/s':>7} {'CPU ms/resp':>11} {'peak RSS MB':>11} "
-          f"{'peak conns':>10} {'robots':>7} {'proxy robots':>12} {'max/origin':>10} "
+          f"{'peak conns':>10} {'queued':>7} {'active':>6} {'robots':>7} {'proxy robots':>12} {'max/origin':>10} "
           f"{'store':>7} {'mw map':>7} {'SQLite MiB':>10} {'seconds':>8}")
     for r in results:
         p = r["proxy"]
         sqlite = f"{r['sqlite_mib']:.1f}" if "sqlite_mib" in r else "-"
         print(f"{r['mode']:<14} {r['pages']:>7} {r['pages_per_s']:>8.0f} {r['responses_per_s']:>7.0f} "
               f"{r['cpu_ms_per_response']:>11.3f} {r['peak_rss_mb']:>11.1f} {p['peak_connections']:>10} "
+              f"{r.get('peak_scheduled', '-'):>7} {r.get('peak_active', '-'):>6} "
               f"{r['robots']:>7} {p['robots']:>12} "
               f"{p['robots_max_per_origin']:>10} {r.get('store', '-'):>7} {r.get('middleware_origins', '-'):>7} "
               f"{sqlite:>10} {r['seconds']:>8.1f}")
