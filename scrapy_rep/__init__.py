@@ -2,12 +2,12 @@
 
 from ._scrapy import robots_parsed
 from .addon import Addon
-from .middleware import RobotsMiddleware
+from .middleware import RobotsMiddleware, RobotsStartMiddleware
 from .requests.page_directives import RobotsTagsMiddleware
 from .robotparser import RobotParser
 from .robots.body import RobotsBodyMiddleware
 
 __version__ = "0.1.0"
 
-__all__ = ["Addon", "RobotParser", "RobotsBodyMiddleware", "RobotsMiddleware", "RobotsTagsMiddleware", "__version__",
-           "robots_parsed"]
+__all__ = ["Addon", "RobotParser", "RobotsBodyMiddleware", "RobotsMiddleware", "RobotsStartMiddleware",
+           "RobotsTagsMiddleware", "__version__", "robots_parsed"]

@@ -9,7 +9,7 @@ from scrapy.downloadermiddlewares.robotstxt import RobotsTxtMiddleware
 from scrapy.settings import BaseSettings
 from scrapy.utils.misc import load_object
 
-from .middleware import RobotsMiddleware
+from .middleware import RobotsMiddleware, RobotsStartMiddleware
 from .requests.page_directives import SPIDER_ORDER, RobotsTagsMiddleware
 from .robots.body import BODY_MIDDLEWARE_ORDER, RobotsBodyMiddleware
 
@@ -17,14 +17,18 @@ logger = logging.getLogger(__name__)
 
 #: The built-in's position (DOWNLOADER_MIDDLEWARES_BASE), which RobotsMiddleware takes.
 ROBOTS_MIDDLEWARE_ORDER = 100
+#: Where RobotsStartMiddleware stands in SPIDER_MIDDLEWARES: nearest the engine (below Scrapy's lowest, 25), so the
+#: start requests other spider middlewares add wait too.
+START_ORDER = 10
 #: The key DOWNLOADER_MIDDLEWARES_BASE gives the built-in.
 BUILTIN_PATH = "scrapy.downloadermiddlewares.robotstxt.RobotsTxtMiddleware"
 
 
 class Addon:
     """Disables ``RobotsTxtMiddleware`` and enables ``RobotsMiddleware`` at its place (100) plus its body
-    companion (595), and the spider middleware that obeys page-level directives (``RobotsTagsMiddleware``, 45,
-    in SPIDER_MIDDLEWARES). Obedience itself stays governed by ``ROBOTSTXT_OBEY`` (SPEC 8.3); positions the user
+    companion (595), and in SPIDER_MIDDLEWARES the one that obeys page-level directives (``RobotsTagsMiddleware``, 45)
+    and the one that paces start requests while robots.txt fetches fill the downloader (``RobotsStartMiddleware``,
+    10). Obedience itself stays governed by ``ROBOTSTXT_OBEY`` (SPEC 8.3); positions the user
     already gave our middlewares are kept. Each change to what the user wrote in either setting is logged at INFO
     (logger ``scrapy_rep.addon``), and so is each position kept."""
 
@@ -46,6 +50,8 @@ class Addon:
         middlewares = settings.getdict(name)
         _place(name, middlewares, RobotsTagsMiddleware, SPIDER_ORDER,
                "REP_ROBOTS_TAGS = False to stop reading page-level directives")
+        _place(name, middlewares, RobotsStartMiddleware, START_ORDER,
+               "ROBOTSTXT_OBEY = False to stop obeying robots.txt")
         settings.set(name, middlewares, settings.getpriority(name) or 0)
 
 

@@ -16,7 +16,7 @@ treats as a network error: the origin never stays pending. docs/architecture.md 
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from scrapy import signals
 from scrapy.exceptions import IgnoreRequest
@@ -51,6 +51,8 @@ from .stores import Entry, Outcome, Store
 from .stores.startup import open_crawler_store
 
 if TYPE_CHECKING:
+    from collections.abc import AsyncIterator
+
     from scrapy import Request, Spider
     from scrapy.crawler import Crawler
     from scrapy.http import Response
@@ -309,6 +311,31 @@ class RobotsMiddleware:
         self._report.close(self.crawler.spider)  # WARNING when robots.txt stopped everything; INFO forbidden counts
         await self.refresher.close()
         self.places.close()  # after the refresher's: a fetch it stops stores no outcome (refresh.py)
+
+
+class RobotsStartMiddleware:
+    """The spider middleware (the add-on enables it at ``START_ORDER``, nearest the engine) whose ``process_start``
+    reads the next start request only once the robots.txt fetches leave the downloader room (``Places.start_room``:
+    otherwise the engine moves every start request into the scheduler while it backs out). Without ``RobotsMiddleware``
+    (ROBOTSTXT_OBEY = False) the start stream passes as it is."""
+
+    def __init__(self, crawler: Crawler) -> None:
+        self.crawler = crawler
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler) -> Self:
+        return cls(crawler)
+
+    async def process_start(self, start: AsyncIterator[Any]) -> AsyncIterator[Any]:
+        robots = self.crawler.get_downloader_middleware(RobotsMiddleware)
+        while True:
+            if robots is not None:
+                await robots.places.start_room()
+            try:
+                item = await anext(start)
+            except StopAsyncIteration:
+                return
+            yield item
 
 
 def _reactor() -> Clock:

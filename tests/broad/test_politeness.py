@@ -21,6 +21,7 @@ from typing import Any
 
 import pytest
 import pytest_twisted
+from scrapy import signals
 from scrapy.crawler import Crawler
 from twisted.internet.task import Clock
 
@@ -150,4 +151,44 @@ async def test_retries_due_together_wait_for_places(monkeypatch: pytest.MonkeyPa
     assert sorted(result.downloaded) == sorted(allowed)
     assert result.stat("rep/robots/status/503") == origins
     assert result.stat("rep/robots/waited_for_place") >= origins - 2 * concurrency  # most retries waited
+    result.assert_accounted()
+
+
+@pytest.mark.slow
+@pytest_twisted.ensureDeferred
+async def test_start_requests_wait_in_start_while_robots_fetches_fill_the_downloader(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """300 origins x 1 page at CONCURRENT_REQUESTS = 8, every store call 50 ms late: the fetches' places fill the
+    downloader, and Scrapy's engine, while it backs out, moves start requests into the scheduler without pause. The
+    start stream waits instead (``StartPacing``), so the scheduler never holds more than a few (before: all 300,
+    and Scrapy's default DownloaderAwarePriorityQueue scans every origin's queue at each pop)."""
+    origins, concurrency = 300, 8
+    proxy = OriginsProxy(robots_bodies()[0]).start()
+    urls, allowed = allowed_pages(proxy, origins)
+    real_open = middleware_module.open_crawler_store
+    monkeypatch.setattr(middleware_module, "open_crawler_store",
+                        lambda config, clock: SlowStore(real_open(config, clock)))
+    monkeypatch.setattr(crawl_module, "WATCHDOG_SECONDS", 240)
+    queued: list[int] = []
+
+    def watch(crawler: Crawler) -> None:
+        def scheduled(**kwargs: Any) -> None:  # the scheduler's pending requests, each time one enters
+            assert crawler.stats is not None
+            get = crawler.stats.get_value
+            queued.append(get("scheduler/enqueued", 0) + 1 - get("scheduler/dequeued", 0))
+
+        crawler.signals.connect(scheduled, signal=signals.request_scheduled, weak=False)
+
+    try:
+        result = await crawl(urls, **crawl_settings(proxy, concurrency), on_crawler=watch)
+    finally:
+        await proxy.stop()
+    robots = Counter(host for host, path in proxy.hits if path == "/robots.txt")
+    assert len(queued) >= origins  # every start request went through the scheduler
+    print(f"peak queued {max(queued)}, held {result.stats.get('rep/robots/start_held')}")
+    assert max(queued) <= concurrency, max(queued)
+    assert result.stats.get("rep/robots/start_held", 0) > 0  # the downloader was full of the plugin's places
+    assert proxy.connections.peak <= concurrency, proxy.connections.peak
+    assert len(robots) == origins and set(robots.values()) == {1}
+    assert sorted(result.downloaded) == sorted(allowed)
     result.assert_accounted()
