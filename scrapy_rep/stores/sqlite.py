@@ -8,14 +8,16 @@ A statement runs on the event loop's thread when it cannot wait, else in the sto
   in the worker every CHECKPOINT_EVERY inline writes, holding no statement back. So the reactor never waits on a
   lock or a disk sync. Before, every statement went through the worker, and under a busy crawl a hand-off waited
   for the GIL at each step: 120-206 ms per statement on average at 3,000 origins (p90 325-489 ms), which kept the
-  robots.txt fetches' downloader places (robots.places) waiting on the store.
+  robots.txt fetches' downloader places (robots.places) waiting on the store. A call of several statements
+  (``put_and_release``: the record written and the lease freed) runs them in one transaction, one commit; its
+  ``BEGIN IMMEDIATE`` is refused at once while another connection writes, and then the whole call goes to the worker.
 - *The worker*, when a statement would wait (another process writes the file: SQLite's busy handler sleeps 1-100
   ms at a time, and bench_stores measured p99 waits of ~13 ms and stalls near 100 ms with four processes writing),
   on its own connection with the generous ``timeout``: the wait delays only the one origin. While the worker runs,
-  later statements wait in ``_pending`` (in call order); when it is free it takes them all as one batch (issue 26),
-  in one transaction (``BEGIN IMMEDIATE`` when the batch writes: the write lock is taken first, under the busy
-  timeout), and answers each call. A batch that fails is rolled back and its statements run again one by one, so
-  each call gets its own result or error.
+  later statements wait in ``_pending`` (in call order; a call's statements together); when it is free it takes them
+  all as one batch (issue 26), in one transaction (``BEGIN IMMEDIATE`` when the batch writes: the write lock is
+  taken first, under the busy timeout), and answers each call. A batch that fails is rolled back and its statements
+  run again one by one, so each statement gets its own result or error (a call raises its first statement's).
 
 The first call opens the inline connection (busy timeout 0: it waits for nothing), so a crawl's first robots.txt
 fetches do not all wait for the worker; if that fails, the worker tries again after each of its batches. Under a
@@ -37,32 +39,28 @@ from typing import Any, TypeVar
 from scrapy_rep.stores._base import Entry, StoredEntry, StoreError
 from scrapy_rep.stores._codec import describe, encode, read
 from scrapy_rep.stores._sqlite_file import open_inline, prepare_within
+from scrapy_rep.stores._sqlite_sql import (
+    ACQUIRE,
+    ACQUIRE_IF_NO_ENTRY,
+    COUNT,
+    DELETE,
+    GET,
+    PAGE,
+    PUT,
+    RELEASE,
+    transaction,
+    writes,
+)
 
 logger = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
-#: Rows per statement when listing entries (keyset pages: no read transaction is held between pages).
+#: Rows per statement when listing entries (``PAGE``).
 _PAGE = 500
 
 #: Inline writes between two WAL checkpoints, which run in the worker (SQLite's own default: every 1,000 pages).
 CHECKPOINT_EVERY = 500
-
-# Take over a lease that has lapsed or is already ours; with no row to take over, the insert goes in.
-_TAKE_OVER = """
-ON CONFLICT (origin) DO UPDATE SET holder = excluded.holder, expires_at = excluded.expires_at
-WHERE rep_leases.expires_at <= ? OR rep_leases.holder = excluded.holder
-"""
-
-# Atomic acquire: insert, or take over; rowcount 0 means refused. Parameters: origin, holder, expires_at, now.
-_ACQUIRE = "INSERT INTO rep_leases (origin, holder, expires_at) VALUES (?, ?, ?)" + _TAKE_OVER
-
-# The lease only while the origin has no entry (``lookup``): one statement, so atomic; the parameters are _ACQUIRE's
-# with the origin again before ``now``.
-_ACQUIRE_IF_NO_ENTRY = """
-INSERT INTO rep_leases (origin, holder, expires_at)
-SELECT ?, ?, ? WHERE NOT EXISTS (SELECT 1 FROM rep_entries WHERE origin = ?)""" + _TAKE_OVER
-
 
 @dataclass(slots=True)
 class _Call:
@@ -114,49 +112,45 @@ class SQLiteStore:
             self._disconnect()  # the worker thread opens its own on the first call
 
     async def get(self, origin: str) -> Entry | None:
-        rows, _ = await self._run("SELECT record FROM rep_entries WHERE origin = ?", (origin,))
+        rows, _ = await self._run(GET, (origin,))
         return read(self, logger, self.path, origin, rows[0][0]) if rows else None
 
     async def lookup(self, origin: str, holder: str, ttl: float) -> tuple[Entry | None, bool]:
         """The read, then the lease taken only if there is still no entry (one statement); refused, the read again
         (another crawler may have stored meanwhile). A corrupt record: the lease as ``acquire_lease`` takes it."""
-        rows, _ = await self._run("SELECT record FROM rep_entries WHERE origin = ?", (origin,))
+        rows, _ = await self._run(GET, (origin,))
         if rows:
             entry = read(self, logger, self.path, origin, rows[0][0])
             return (entry, False) if entry is not None else (None, await self.acquire_lease(origin, holder, ttl))
         now = self._clock()
-        _, changed = await self._run(_ACQUIRE_IF_NO_ENTRY, (origin, holder, now + ttl, origin, now))
+        _, changed = await self._run(ACQUIRE_IF_NO_ENTRY, (origin, holder, now + ttl, origin, now))
         return (None, True) if changed == 1 else (await self.get(origin), False)
 
     async def put_and_release(self, entry: Entry, holder: str) -> None:
-        await self.put(entry)
-        await self.release_lease(entry.origin, holder)
-
+        """The put and the release in one transaction: one commit, one set of pages written to the WAL (issue 21)."""
+        await self._run_all([(PUT, (entry.origin, encode(entry))), (RELEASE, (entry.origin, holder))])
 
     async def put(self, entry: Entry) -> None:
-        await self._run("INSERT OR REPLACE INTO rep_entries (origin, record) VALUES (?, ?)",
-                        (entry.origin, encode(entry)))
+        await self._run(PUT, (entry.origin, encode(entry)))
 
     async def count(self) -> int:
-        rows, _ = await self._run("SELECT COUNT(*) FROM rep_entries", ())
+        rows, _ = await self._run(COUNT, ())
         return int(rows[0][0])
 
     async def acquire_lease(self, origin: str, holder: str, ttl: float) -> bool:
         now = self._clock()
-        _, changed = await self._run(_ACQUIRE, (origin, holder, now + ttl, now))
+        _, changed = await self._run(ACQUIRE, (origin, holder, now + ttl, now))
         return changed == 1
 
     async def release_lease(self, origin: str, holder: str) -> None:
-        await self._run("DELETE FROM rep_leases WHERE origin = ? AND holder = ?", (origin, holder))
+        await self._run(RELEASE, (origin, holder))
 
     async def entries(self) -> AsyncIterator[StoredEntry]:
         """Every stored record in origin order, corrupt ones described (``scrapy-rep cache``). Read a page at a
         time, so crawlers writing meanwhile are not held up; an entry written during the listing may be missed."""
         after = ""
         while True:
-            rows, _ = await self._run(
-                "SELECT origin, record FROM rep_entries WHERE origin > ? ORDER BY origin LIMIT ?", (after, _PAGE)
-            )
+            rows, _ = await self._run(PAGE, (after, _PAGE))
             for origin, record in rows:
                 yield describe(origin, record)
             if len(rows) < _PAGE:
@@ -165,13 +159,13 @@ class SQLiteStore:
 
     async def inspect(self, origin: str) -> StoredEntry | None:
         """``origin``'s record, corrupt or not; ``None`` when there is none."""
-        rows, _ = await self._run("SELECT record FROM rep_entries WHERE origin = ?", (origin,))
+        rows, _ = await self._run(GET, (origin,))
         return describe(origin, rows[0][0]) if rows else None
 
     async def delete(self, origin: str) -> bool:
         """Remove ``origin``'s entry (its robots.txt is fetched again when next needed); ``False`` if there was
         none. A fetch lease is left alone: it lapses by itself."""
-        _, changed = await self._run("DELETE FROM rep_entries WHERE origin = ?", (origin,))
+        _, changed = await self._run(DELETE, (origin,))
         return changed == 1
 
     async def close(self) -> None:
@@ -188,36 +182,51 @@ class SQLiteStore:
             self._worker = None
 
     async def _run(self, sql: str, params: tuple[Any, ...]) -> tuple[list[Any], int]:
-        """The rows and row count of one statement, run in the worker thread in the next batch."""
+        """The rows and row count of one statement (``_run_all``)."""
+        return (await self._run_all([(sql, params)]))[0]
+
+    async def _run_all(self, statements: list[tuple[str, tuple[Any, ...]]]) -> list[tuple[list[Any], int]]:
+        """Each statement's rows and row count, the statements run in one transaction: inline if nothing holds them
+        up, else in the worker thread, in the next batch (whose transaction then holds them all). The first
+        statement's ``StoreError``, if any, is raised."""
         try:
             loop = asyncio.get_running_loop()
         except RuntimeError:  # driven by a non-asyncio Twisted reactor: nothing to wait on, run inline
-            return self._execute(sql, params)
+            return _results(self._statements(statements))
         if self._inline is None and not self._inline_tried:
             self._inline_tried = True  # once here; after that the worker tries again after each batch
             self._open_inline()  # busy timeout 0: waits for nothing
         if self._running is None and self._inline is not None:
-            done = self._run_inline(loop, sql, params)
+            done = self._run_inline(loop, statements)
             if done is not None:
                 return done
-        call = _Call(sql, params, loop.create_future())
-        self._pending.append(call)
+        calls = [_Call(sql, params, loop.create_future()) for sql, params in statements]
+        self._pending.extend(calls)  # together, so that they are in one batch
         if self._running is None:
             self._next_batch(loop)
-        return await call.future
+        return list(await asyncio.gather(*(call.future for call in calls)))
 
-    def _run_inline(self, loop: asyncio.AbstractEventLoop, sql: str,
-                    params: tuple[Any, ...]) -> tuple[list[Any], int] | None:
-        """The statement run on the reactor thread, or None if it would wait (a lock: the worker runs it). One
-        statement in autocommit mode: when it fails, nothing of it was done."""
+    def _run_inline(self, loop: asyncio.AbstractEventLoop,
+                    statements: list[tuple[str, tuple[Any, ...]]]) -> list[tuple[list[Any], int]] | None:
+        """The statements run on the reactor thread, or None if they would wait (a lock: the worker runs them). One
+        statement runs in autocommit mode, several in one transaction (``BEGIN IMMEDIATE`` when they write: the
+        write lock is taken first, or refused at once); when it fails, nothing of it was done."""
         assert self._inline is not None
+        conn = self._inline
         try:
-            cursor = self._inline.execute(sql, params)
-            done = cursor.fetchall(), cursor.rowcount
-        except sqlite3.Error:  # locked (SQLITE_BUSY at once), or any failure: the worker runs it and says why
+            if len(statements) == 1:
+                cursor = conn.execute(*statements[0])
+                done = [(cursor.fetchall(), cursor.rowcount)]
+            else:
+                done = transaction(conn, statements)
+        except sqlite3.Error:  # locked (SQLITE_BUSY at once), or any failure: the worker runs them and says why
+            if conn.in_transaction:  # not even rolled back: the worker opens another after its next batch
+                conn.close()
+                self._inline = None
             return None
-        if _writes(sql):
-            self._inline_writes += 1
+        written = sum(writes(sql) for sql, _ in statements)
+        if written:
+            self._inline_writes += written
             if self._inline_writes >= CHECKPOINT_EVERY and (self._checkpoint is None or self._checkpoint.done()):
                 self._inline_writes = 0
                 self._checkpoint = loop.run_in_executor(self._executor(), self._run_checkpoint)
@@ -275,19 +284,7 @@ class SQLiteStore:
     def _statements(self, statements: list[tuple[str, tuple[Any, ...]]]) -> list[_Outcome]:
         if len(statements) > 1:
             try:
-                conn = self._connection()
-                writes = any(_writes(sql) for sql, _ in statements)
-                conn.execute("BEGIN IMMEDIATE" if writes else "BEGIN")
-                try:
-                    outcomes: list[_Outcome] = []
-                    for sql, params in statements:
-                        cursor = conn.execute(sql, params)
-                        outcomes.append((cursor.fetchall(), cursor.rowcount))
-                    conn.execute("COMMIT")
-                    return outcomes
-                except BaseException:
-                    conn.execute("ROLLBACK")
-                    raise
+                return list(transaction(self._connection(), statements))
             except sqlite3.Error:
                 self._disconnect()  # one by one below, each with its own error
         return [self._outcome(sql, params) for sql, params in statements]
@@ -338,6 +335,12 @@ class SQLiteStore:
         return self._conn
 
 
-def _writes(sql: str) -> bool:
-    """The statement may write (anything but a SELECT)."""
-    return not sql.lstrip().upper().startswith("SELECT")
+def _results(outcomes: list[_Outcome]) -> list[tuple[list[Any], int]]:
+    """The outcomes' results, or the first one's error raised."""
+    results = []
+    for outcome in outcomes:
+        if isinstance(outcome, StoreError):
+            raise outcome
+        results.append(outcome)
+    return results
+

@@ -119,6 +119,27 @@ def race_for_leases(uri: str, holder: str, origins: list[str], barrier: Any) -> 
     return asyncio.run(race())
 
 
+def race_for_lookups(uri: str, holder: str, origins: list[str], barrier: Any) -> list[str]:
+    """Run in a separate process: after all processes pass ``barrier``, look each origin up as a crawler does
+    (``lookup``) and, when it grants the lease, store an entry naming this holder and release the lease
+    (``put_and_release``). Returns the origins this process won."""
+
+    async def race() -> list[str]:
+        store = open_store(uri)
+        won = []
+        barrier.wait()
+        for origin in origins:
+            found, leased = await store.lookup(origin, holder, ttl=3600)
+            if leased:
+                assert found is None
+                await store.put_and_release(entry(origin, error=holder), holder)
+                won.append(origin)
+        await store.close()
+        return won
+
+    return asyncio.run(race())
+
+
 class Backend:
     """How a test opens a store of one kind, and writes a raw record behind its back."""
 

@@ -14,7 +14,7 @@ import pytest
 
 from scrapy_rep.stores import Entry, StoreError, open_store
 
-from .storetools import entry, race_for_leases, run
+from .storetools import entry, race_for_leases, race_for_lookups, run
 
 ORIGIN = "https://example.com"
 
@@ -90,6 +90,35 @@ def test_processes_sharing_one_file_each_win_distinct_leases(tmp_path: Path) -> 
         return result
 
     assert run(stored()) == {origin: holder for holder, ws in zip(holders, won, strict=True) for origin in ws}
+
+
+def test_processes_looking_up_one_file_each_fetch_distinct_origins_and_free_every_lease(tmp_path: Path) -> None:
+    """As crawlers do: four processes look up 200 new origins on one file (``lookup``), and the one granted an
+    origin's lease stores its entry and frees the lease in one transaction (``put_and_release``); under their
+    contention some steps go through the worker. Each origin is granted exactly once, its entry names the process
+    it was granted to, and no lease is left."""
+    path = tmp_path / "shared.db"
+    origins = [f"https://site{i}.example" for i in range(200)]
+    ctx = multiprocessing.get_context("spawn")
+    holders = [f"process-{i}" for i in range(4)]
+    with ctx.Manager() as manager:
+        barrier = manager.Barrier(len(holders))
+        with ctx.Pool(len(holders)) as pool:
+            won = pool.starmap(race_for_lookups, [(f"sqlite:///{path}", holder, origins, barrier)
+                                                  for holder in holders])
+
+    assert sorted(origin for origins_won in won for origin in origins_won) == sorted(origins)
+
+    async def stored() -> dict[str, str | None]:
+        store = open_store(f"sqlite:///{path}")
+        result = {origin: (await store.get(origin)).error for origin in origins}  # type: ignore[union-attr]
+        await store.close()
+        return result
+
+    assert run(stored()) == {origin: holder for holder, ws in zip(holders, won, strict=True) for origin in ws}
+    with sqlite3.connect(path) as conn:
+        assert conn.execute("SELECT COUNT(*) FROM rep_leases").fetchone()[0] == 0
+    conn.close()
 
 
 def test_non_text_record_reads_as_missing(tmp_path: Path) -> None:
@@ -255,3 +284,85 @@ def test_statements_run_inline_when_nothing_holds_a_lock_and_the_wal_is_checkpoi
     run(scenario())
     with sqlite3.connect(path) as conn:
         assert conn.execute("SELECT COUNT(*) FROM rep_entries").fetchone()[0] == 100
+
+
+def test_put_and_release_is_one_transaction_inline(tmp_path: Path) -> None:
+    """With nothing holding a lock, the entry is written and the lease freed on the reactor thread, in one
+    transaction (one commit), without yielding to the event loop."""
+    from scrapy_rep.stores import sqlite as module
+
+    async def scenario() -> list[str]:
+        store = open_store(f"sqlite:///{tmp_path}/cache.db")
+        assert isinstance(store, module.SQLiteStore)
+        store.check()
+        assert await store.lookup(ORIGIN, "me", 60) == (None, True)  # opens the inline connection
+        assert store._inline is not None
+        statements: list[str] = []
+        store._inline.set_trace_callback(statements.append)
+        step = store.put_and_release(entry(ORIGIN), "me")
+        with pytest.raises(StopIteration):
+            step.send(None)  # done at once: no thread hand-off
+        store._inline.set_trace_callback(None)
+        assert await store.acquire_lease(ORIGIN, "other", 60) is True  # the lease is free
+        assert await store.get(ORIGIN) == entry(ORIGIN)
+        await store.close()
+        return [statement.split()[0] for statement in statements]
+
+    assert run(scenario()) == ["BEGIN", "INSERT", "DELETE", "COMMIT"]
+
+
+def test_put_and_release_waits_for_a_lock_in_the_worker_and_fails_whole_past_the_timeout(tmp_path: Path) -> None:
+    """Another connection holds the write lock: the step goes to the worker, which waits for the lock while the loop
+    runs on (here the loop releases it). Held past the timeout, the step fails with StoreError, having neither
+    stored the entry nor freed the lease."""
+    path = tmp_path / "cache.db"
+
+    async def scenario() -> None:
+        store = open_store(f"sqlite:///{path}?timeout=3")
+        assert await store.lookup(ORIGIN, "me", 60) == (None, True)
+        blocker = sqlite3.connect(path, isolation_level=None)
+        blocker.execute("BEGIN IMMEDIATE")
+
+        async def release_lock() -> None:
+            blocker.execute("ROLLBACK")
+
+        await asyncio.gather(store.put_and_release(entry(ORIGIN), "me"), release_lock())
+        assert await store.get(ORIGIN) == entry(ORIGIN)
+        assert await store.acquire_lease(ORIGIN, "other", 60) is True  # freed
+        await store.close()
+
+        impatient = open_store(f"sqlite:///{path}?timeout=0.05")
+        other = "https://other.example"
+        assert await impatient.lookup(other, "me", 60) == (None, True)
+        blocker.execute("BEGIN IMMEDIATE")
+        with pytest.raises(StoreError, match="locked"):
+            await impatient.put_and_release(entry(other), "me")
+        blocker.execute("ROLLBACK")
+        blocker.close()
+        assert await impatient.get(other) is None
+        assert await impatient.acquire_lease(other, "another", 60) is False  # still held by "me"
+        await impatient.close()
+
+    run(scenario())
+
+
+def test_a_step_failing_inline_is_rolled_back_and_the_worker_says_why(tmp_path: Path) -> None:
+    """The second statement of an inline step fails (its table is gone): the transaction is rolled back, not left
+    open holding the write lock, the worker runs the statements and the call raises StoreError; the next calls
+    work, inline."""
+    path = tmp_path / "cache.db"
+
+    async def scenario() -> None:
+        store = open_store(f"sqlite:///{path}?timeout=0.5")
+        assert await store.lookup(ORIGIN, "me", 60) == (None, True)
+        with sqlite3.connect(path) as conn:
+            conn.execute("DROP TABLE rep_leases")
+        conn.close()
+        with pytest.raises(StoreError, match="no such table"):
+            await store.put_and_release(entry(ORIGIN), "me")
+        assert store._inline is not None and not store._inline.in_transaction  # type: ignore[attr-defined]
+        await store.put(entry("https://other.example"))
+        assert await store.get("https://other.example") == entry("https://other.example")
+        await store.close()
+
+    run(scenario())
