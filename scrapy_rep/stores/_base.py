@@ -93,15 +93,20 @@ class Entry:
     def is_fresh(self, now: float) -> bool:
         return now < self.expires_at
 
+    @property
+    def packed_body(self) -> bytes:
+        """The body as the entry holds it, zlib-compressed (b"" for none): the persistent stores write it as is."""
+        return self._packed
+
     def to_record(self) -> dict[str, Any]:
-        """A JSON-ready dict carrying ``FORMAT_VERSION``."""
+        """A JSON-ready dict of every field but the body, carrying ``FORMAT_VERSION`` (the stores keep the body
+        beside it: ``_codec``)."""
         return {
             "v": FORMAT_VERSION,
             "origin": self.origin,
             "outcome": self.outcome.value,
             "fetched_at": self.fetched_at,
             "expires_at": self.expires_at,
-            "body": base64.b64encode(self.body).decode("ascii"),
             "status": self.status,
             "error": self.error,
             "first_failure_at": self.first_failure_at,
@@ -109,8 +114,10 @@ class Entry:
         }
 
     @classmethod
-    def from_record(cls, record: Any) -> Entry:
-        """Rebuild an entry; raises ``CorruptEntry`` for anything that is not a valid current-version record."""
+    def from_record(cls, record: Any, packed: bytes | None = None) -> Entry:
+        """Rebuild an entry from its record and body: ``packed`` (as ``packed_body`` gave it; it must decompress),
+        or, if None, the record's own ``"body"`` in base64 (records written before 2026-11-27). Raises
+        ``CorruptEntry`` for anything that is not a valid current-version record."""
         try:
             if record["v"] != FORMAT_VERSION:
                 raise CorruptEntry(f"unknown format version {record['v']!r}")
@@ -119,7 +126,7 @@ class Entry:
                 outcome=Outcome(record["outcome"]),
                 fetched_at=float(record["fetched_at"]),
                 expires_at=float(record["expires_at"]),
-                body=base64.b64decode(record["body"], validate=True),
+                body=base64.b64decode(record["body"], validate=True) if packed is None else b"",
                 status=None if record["status"] is None else int(record["status"]),
                 error=None if record["error"] is None else str(record["error"]),
                 first_failure_at=(
@@ -127,22 +134,26 @@ class Entry:
                 ),
                 failures=int(record["failures"]),
             )
+            if packed and zlib.decompress(packed):  # checked here, not when the body is first read
+                object.__setattr__(entry, "_packed", packed)  # as compressed when stored: not compressed again
         except CorruptEntry:
             raise
-        except (KeyError, TypeError, ValueError, binascii.Error) as exc:
+        except (KeyError, TypeError, ValueError, binascii.Error, zlib.error) as exc:
             raise CorruptEntry(f"unreadable record: {exc!r}") from exc
         return entry
 
     def dumps(self) -> bytes:
+        """``to_record`` as compact JSON (ASCII: no newline byte in it)."""
         return json.dumps(self.to_record(), separators=(",", ":")).encode("utf-8")
 
     @classmethod
-    def loads(cls, data: bytes | str) -> Entry:
+    def loads(cls, data: bytes | str, packed: bytes | None = None) -> Entry:
+        """``from_record`` of JSON ``data``."""
         try:
             record = json.loads(data)
         except (ValueError, UnicodeDecodeError, RecursionError) as exc:  # RecursionError: absurdly nested JSON
             raise CorruptEntry(f"not JSON: {exc!r}") from exc
-        return cls.from_record(record)
+        return cls.from_record(record, packed)
 
 
 @dataclass(frozen=True, slots=True)

@@ -3,7 +3,7 @@
 The asyncio client needs a running asyncio event loop: under Scrapy that is the asyncio reactor
 (``TWISTED_REACTOR = "twisted.internet.asyncioreactor.AsyncioSelectorReactor"``, Scrapy's default).
 
-Keys: ``{prefix}entry:{origin}`` holds the compressed JSON record (``_codec``), ``{prefix}lease:{origin}`` the
+Keys: ``{prefix}entry:{origin}`` holds the entry's record (``_codec``), ``{prefix}lease:{origin}`` the
 fetch lease's holder (docs/stores.md lists them beside scrapy-redis's keys).
 Lease lifetimes are Redis server time (``PX``), not the crawler's clock.
 The server (``RedisTarget``) is named in messages, logs and stats without its password.

@@ -15,8 +15,7 @@ import pytest
 
 from scrapy_rep.cli.cache import JSON_KEYS
 from scrapy_rep.stores import Entry, Outcome, open_store
-from scrapy_rep.stores._codec import pack
-from tests.stores.storetools import RedisServer, entry, run
+from tests.stores.storetools import RedisServer, current_form, entry, run
 
 from .conftest import SCRIPT, run_cli
 
@@ -48,7 +47,7 @@ def origins_in(uri: str) -> set[str]:
 @pytest.fixture(params=["sqlite", "redis"])
 def uri(request: pytest.FixtureRequest, tmp_path: Path) -> str:
     """A store holding ``ENTRIES`` (written by the real store) and a record of an unknown format version."""
-    corrupt = pack(json.dumps(entry(CORRUPT_ORIGIN).to_record() | {"v": 99}).encode())
+    corrupt = current_form(entry(CORRUPT_ORIGIN), v=99)
     if request.param == "sqlite":
         uri = f"sqlite:///{tmp_path}/rep.db"
         put(uri, *ENTRIES)

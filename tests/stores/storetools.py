@@ -4,12 +4,15 @@ coroutines, and the worker that the multi-process SQLite test runs in each proce
 from __future__ import annotations
 
 import asyncio
+import base64
+import json
 import os
 import shutil
 import signal
 import socket
 import subprocess
 import time
+import zlib
 from collections.abc import Callable, Coroutine
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -34,6 +37,18 @@ def entry(origin: str, *, fetched_at: float = 1000.0, ttl: float = 86400.0, **kw
     kw.setdefault("body", b"User-agent: *\nDisallow: /private\n")
     kw.setdefault("status", 200)
     return Entry(origin=origin, outcome=Outcome.RULES, fetched_at=fetched_at, expires_at=fetched_at + ttl, **kw)
+
+
+def current_form(stored: Entry, **changes: Any) -> bytes:
+    """``stored``'s record as the persistent stores write it (``_codec``), with ``changes`` to its JSON fields."""
+    record = json.dumps(stored.to_record() | changes).encode()
+    return b"\x01" + record + b"\n" + stored.packed_body
+
+
+def old_form(stored: Entry, **changes: Any) -> bytes:
+    """``stored``'s record as the stores wrote it before 2026-11-27: the JSON with the body in base64, zlib level 1."""
+    record = stored.to_record() | {"body": base64.b64encode(stored.body).decode()} | changes
+    return zlib.compress(json.dumps(record).encode(), 1)
 
 
 def free_port() -> int:

@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-import json
 import time
+import zlib
+from collections.abc import Callable
 
 import pytest
 
 from scrapy_rep.stores import Entry, Outcome, open_store
-from scrapy_rep.stores._codec import pack
 
-from .storetools import DEADLINE, Backend, entry, run
+from .storetools import DEADLINE, Backend, current_form, entry, old_form, run
 
 ORIGIN = "https://example.com"
 
@@ -49,16 +49,17 @@ def test_put_replaces_the_previous_entry(backend: Backend) -> None:
     assert (read.status, read.body, read.fetched_at) == (404, b"", 2000.0)
 
 
+@pytest.mark.parametrize("form", [current_form, old_form])
 @pytest.mark.parametrize("version", [0, 2, "1"])
-def test_record_of_another_format_version_reads_as_missing(shared_backend: Backend, version: object) -> None:
+def test_record_of_another_format_version_reads_as_missing(shared_backend: Backend, version: object,
+                                                           form: Callable[..., bytes]) -> None:
     """A record written by an older or newer release is skipped (and then re-fetched), not misread."""
     backend = shared_backend
-    record = entry(ORIGIN).to_record() | {"v": version}
 
     async def scenario() -> tuple[Entry | None, int]:
         store = backend.open()
         await store.put(entry("https://setup.example"))  # creates the tables
-        backend.write_raw(ORIGIN, pack(json.dumps(record).encode()))
+        backend.write_raw(ORIGIN, form(entry(ORIGIN), v=version))
         read = await store.get(ORIGIN)
         await store.close()
         return read, store.corrupt_records  # type: ignore[attr-defined]
@@ -66,9 +67,27 @@ def test_record_of_another_format_version_reads_as_missing(shared_backend: Backe
     assert run(scenario()) == (None, 1)
 
 
+def test_a_record_written_before_the_current_form_is_still_read(shared_backend: Backend) -> None:
+    """A file or server filled by a release from before 2026-11-27 (records of the old form) needs no re-fetch."""
+    written = entry(ORIGIN, status=503, error="TimeoutError", first_failure_at=1500.0, failures=2)
+
+    async def scenario() -> tuple[Entry | None, int]:
+        store = shared_backend.open()
+        await store.put(entry("https://setup.example"))
+        shared_backend.write_raw(ORIGIN, old_form(written))
+        read = await store.get(ORIGIN)
+        await store.close()
+        return read, store.corrupt_records  # type: ignore[attr-defined]
+
+    assert run(scenario()) == (written, 0)
+
+
 @pytest.mark.parametrize(
     "data",
-    [pack(b"{not json"), pack(b"\xff\xfe"), pack(b"[]"), pack(b'{"v": 1}'), pack(b"null"), b"{}", b"\x78\x01garbage"],
+    [zlib.compress(b"{not json"), zlib.compress(b"\xff\xfe"), zlib.compress(b"[]"), zlib.compress(b'{"v": 1}'),
+     zlib.compress(b"null"), b"{}", b"\x78\x01garbage",  # the old form (zlib), broken
+     b"\x01{not json\n", b"\x01" + entry(ORIGIN).dumps(), b'\x01{"v": 1}\n', b"\x01null\n",  # the current form
+     current_form(entry(ORIGIN))[:-3]],  # the current form with its body cut short
 )
 def test_corrupt_record_reads_as_missing_and_is_counted(shared_backend: Backend, data: bytes) -> None:
     """Issue 4: corrupt entries are ignored (and re-fetched), whether the JSON or its compression is broken."""
