@@ -192,7 +192,7 @@ class SQLiteStore:
         try:
             loop = asyncio.get_running_loop()
         except RuntimeError:  # driven by a non-asyncio Twisted reactor: nothing to wait on, run inline
-            return _results(self._statements(statements))
+            return _results(list(self._statements(statements)))
         if self._inline is None and not self._inline_tried:
             self._inline_tried = True  # once here; after that the worker tries again after each batch
             self._open_inline()  # busy timeout 0: waits for nothing
@@ -204,7 +204,8 @@ class SQLiteStore:
         self._pending.extend(calls)  # together, so that they are in one batch
         if self._running is None:
             self._next_batch(loop)
-        return list(await asyncio.gather(*(call.future for call in calls)))
+        # every future's outcome retrieved (asyncio logs an exception nobody retrieved), the first error raised
+        return _results(list(await asyncio.gather(*(call.future for call in calls), return_exceptions=True)))
 
     def _run_inline(self, loop: asyncio.AbstractEventLoop,
                     statements: list[tuple[str, tuple[Any, ...]]]) -> list[tuple[list[Any], int]] | None:
@@ -335,11 +336,11 @@ class SQLiteStore:
         return self._conn
 
 
-def _results(outcomes: list[_Outcome]) -> list[tuple[list[Any], int]]:
+def _results(outcomes: list[tuple[list[Any], int] | BaseException]) -> list[tuple[list[Any], int]]:
     """The outcomes' results, or the first one's error raised."""
     results = []
     for outcome in outcomes:
-        if isinstance(outcome, StoreError):
+        if isinstance(outcome, BaseException):
             raise outcome
         results.append(outcome)
     return results
