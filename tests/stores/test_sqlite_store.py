@@ -7,6 +7,7 @@ import multiprocessing
 import sqlite3
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -65,17 +66,23 @@ def test_relative_path_is_relative_to_the_working_directory(tmp_path: Path, monk
     assert (tmp_path / "cache.db").is_file()
 
 
-def test_processes_sharing_one_file_each_win_distinct_leases(tmp_path: Path) -> None:
-    """SPEC 3.2: four processes race for the leases of 200 origins on one file; each origin is won exactly
-    once, every winner's entry is stored, and no process hit a lock error."""
-    uri = f"sqlite:///{tmp_path}/shared.db"
-    origins = [f"https://site{i}.example" for i in range(200)]
+def race(contender: Callable[..., list[str]], uri: str, origins: list[str]) -> tuple[list[str], list[list[str]]]:
+    """Four spawned processes run ``contender(uri, holder, origins, barrier)`` at once: the holders' names, and the
+    origins each won."""
     ctx = multiprocessing.get_context("spawn")
     holders = [f"process-{i}" for i in range(4)]
     with ctx.Manager() as manager:
         barrier = manager.Barrier(len(holders))
         with ctx.Pool(len(holders)) as pool:
-            won = pool.starmap(race_for_leases, [(uri, holder, origins, barrier) for holder in holders])
+            return holders, pool.starmap(contender, [(uri, holder, origins, barrier) for holder in holders])
+
+
+def test_processes_sharing_one_file_each_win_distinct_leases(tmp_path: Path) -> None:
+    """SPEC 3.2: four processes race for the leases of 200 origins on one file; each origin is won exactly
+    once, every winner's entry is stored, and no process hit a lock error."""
+    uri = f"sqlite:///{tmp_path}/shared.db"
+    origins = [f"https://site{i}.example" for i in range(200)]
+    holders, won = race(race_for_leases, uri, origins)
 
     assert sorted(origin for origins_won in won for origin in origins_won) == sorted(origins)
 
@@ -99,13 +106,7 @@ def test_processes_looking_up_one_file_each_fetch_distinct_origins_and_free_ever
     it was granted to, and no lease is left."""
     path = tmp_path / "shared.db"
     origins = [f"https://site{i}.example" for i in range(200)]
-    ctx = multiprocessing.get_context("spawn")
-    holders = [f"process-{i}" for i in range(4)]
-    with ctx.Manager() as manager:
-        barrier = manager.Barrier(len(holders))
-        with ctx.Pool(len(holders)) as pool:
-            won = pool.starmap(race_for_lookups, [(f"sqlite:///{path}", holder, origins, barrier)
-                                                  for holder in holders])
+    holders, won = race(race_for_lookups, f"sqlite:///{path}", origins)
 
     assert sorted(origin for origins_won in won for origin in origins_won) == sorted(origins)
 
