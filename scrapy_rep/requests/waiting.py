@@ -10,7 +10,7 @@ its queue, or the spider closes and it is dropped. Each way is counted under ``r
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from scrapy.exceptions import DontCloseSpider, IgnoreRequest
 from scrapy.utils.defer import maybe_deferred_to_future
@@ -77,12 +77,16 @@ class Waiting:
         raise IgnoreRequest(f"{state.origin} robots.txt unavailable ({result})")
 
     def release(self, state: OriginState, snapshot: Any) -> None:
-        """``state``'s entry was adopted and decides its waiters: each gets ``snapshot``."""
+        """``state``'s entry was adopted and decides its waiters: they are back in the downloader's active set at
+        once, and each gets ``snapshot`` in a later turn of the reactor's loop. Not a delay: what the engine already
+        had due runs first. Given in the turn of the adoption (itself often the turn the robots.txt response came in,
+        with a store that answers at once), a broad crawl's garbage collector ran a third more often
+        (benchmarks/README, issue 21, seventh session)."""
+        from twisted.internet import reactor  # here: importing it at module level would install the default reactor
+
         waiters, state.waiters = state.waiters, {}
         self.parking.releasing(waiters.values())
-        for waiter in waiters:
-            if not waiter.called:
-                waiter.callback(snapshot)
+        cast("Clock", reactor).callLater(0, _decided, list(waiters), snapshot)
         self.log.adopted(state)
 
     def still_held(self, state: OriginState) -> None:
@@ -116,13 +120,20 @@ class Waiting:
         self.parking.close()
 
     def _give_up(self, state: OriginState, waiter: Deferred[Any], why: str) -> None:
-        state.waiters.pop(waiter, None)
+        if state.waiters.pop(waiter, None) is None:
+            return  # released: its snapshot comes in the next turn (``release``)
         if not waiter.called:
             if why == REQUEUE:
                 self.log.requeued(state, waiter)
             elif self.enforce or why == CLOSING:  # a dry run sends it at REP_HOLD_TIMEOUT instead
                 self.log.dropped(state, waiter, why)
             waiter.callback(why)
+
+
+def _decided(waiters: list[Deferred[Any]], snapshot: Any) -> None:
+    for waiter in waiters:
+        if not waiter.called:  # else cancelled meanwhile (its request's coroutine was)
+            waiter.callback(snapshot)
 
 
 def _cancel(result: Any, timer: Any) -> Any:
