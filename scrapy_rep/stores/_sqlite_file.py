@@ -12,6 +12,11 @@ logger = logging.getLogger("scrapy_rep.stores.sqlite")  # the store's own logger
 
 #: ``PRAGMA user_version`` of the table layout below; a file with another non-zero version is refused.
 SCHEMA_VERSION = 1
+#: Each connection's page cache, KiB (SQLite's default: 2,000). A crawl reads an origin's record once and writes it
+#: once, so pages beyond the B-tree's upper levels are seldom read again: at 100,000 rows in random order the store's
+#: CPU per origin is the same with 512 KiB (benchmarks/bench_sqlite_origins.py), and the two connections' caches were
+#: most of the store's memory at a few thousand origins (issue 21).
+CACHE_KIB = 512
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS rep_entries (origin TEXT PRIMARY KEY, record BLOB NOT NULL) WITHOUT ROWID;
@@ -44,6 +49,7 @@ def _prepare(conn: sqlite3.Connection, path: str) -> None:
         # e.g. a network file system: still correct, but writers block readers.
         logger.warning("SQLite store %s runs in journal mode %r, not WAL", path, mode)
     conn.execute("PRAGMA synchronous = NORMAL")  # a cache: a power loss may drop the last writes, never corrupt
+    conn.execute(f"PRAGMA cache_size = -{CACHE_KIB}")
     if schema_version(conn) == SCHEMA_VERSION:
         return
     conn.execute("BEGIN IMMEDIATE")
@@ -78,6 +84,7 @@ def open_inline(path: str) -> sqlite3.Connection | None:
     try:
         conn.execute("PRAGMA wal_autocheckpoint = 0")
         conn.execute("PRAGMA synchronous = NORMAL")
+        conn.execute(f"PRAGMA cache_size = -{CACHE_KIB}")
         if conn.execute("PRAGMA journal_mode").fetchone()[0] != "wal" or schema_version(conn) != SCHEMA_VERSION:
             raise sqlite3.DatabaseError("not set up yet")
     except sqlite3.Error:

@@ -54,6 +54,27 @@ def test_database_is_in_wal_mode(tmp_path: Path) -> None:
     conn.close()
 
 
+def test_each_connection_caches_at_most_cache_kib_of_pages(tmp_path: Path) -> None:
+    """Both of the store's connections (the worker's, the reactor thread's) keep CACHE_KIB of pages, not SQLite's
+    2 MiB default: at a few thousand origins the two default caches were most of the store's memory (issue 21)."""
+    from scrapy_rep.stores import sqlite as module
+    from scrapy_rep.stores._sqlite_file import CACHE_KIB
+
+    async def scenario() -> tuple[int, int]:
+        store = open_store(f"sqlite:///{tmp_path}/cache.db")
+        assert isinstance(store, module.SQLiteStore)
+        store.check()  # a worker's connection sets the file up
+        await store.put(entry(ORIGIN))  # opens the inline connection
+        assert store._inline is not None
+        sizes = (store._connection().execute("PRAGMA cache_size").fetchone()[0],  # the worker's (as it opens it)
+                 store._inline.execute("PRAGMA cache_size").fetchone()[0])
+        await store.close()
+        return sizes
+
+    assert CACHE_KIB < 2000
+    assert run(scenario()) == (-CACHE_KIB, -CACHE_KIB)
+
+
 def test_relative_path_is_relative_to_the_working_directory(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
 
