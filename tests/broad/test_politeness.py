@@ -160,8 +160,9 @@ async def test_start_requests_wait_in_start_while_robots_fetches_fill_the_downlo
         monkeypatch: pytest.MonkeyPatch) -> None:
     """300 origins x 1 page at CONCURRENT_REQUESTS = 8, every store call 50 ms late: the fetches' places fill the
     downloader, and Scrapy's engine, while it backs out, moves start requests into the scheduler without pause. The
-    start stream waits instead (``StartPacing``), so the scheduler never holds more than a few (before: all 300,
-    and Scrapy's default DownloaderAwarePriorityQueue scans every origin's queue at each pop)."""
+    start stream waits instead (``Places.start_room``) once the scheduler holds a downloader's worth, so the
+    scheduler never holds more than CONCURRENT_REQUESTS (before: all 300, and Scrapy's default
+    DownloaderAwarePriorityQueue scans every origin's queue at each pop)."""
     origins, concurrency = 300, 8
     proxy = OriginsProxy(robots_bodies()[0]).start()
     urls, allowed = allowed_pages(proxy, origins)
