@@ -77,11 +77,11 @@ class Waiting:
         raise IgnoreRequest(f"{state.origin} robots.txt unavailable ({result})")
 
     def release(self, state: OriginState, snapshot: Any) -> None:
-        """``state``'s entry was adopted and decides its waiters: they are back in the downloader's active set at
-        once, and each gets ``snapshot`` in a later turn of the reactor's loop. Not a delay: what the engine already
-        had due runs first. Given in the turn of the adoption (itself often the turn the robots.txt response came in,
-        with a store that answers at once), a broad crawl's garbage collector ran a third more often
-        (benchmarks/README, issue 21, seventh session)."""
+        """``state``'s entry was adopted and decides its waiters: each gets ``snapshot`` in a later turn of the
+        reactor's loop (a parked one re-enters the downloader's active set then, in ``outcome``). Not a delay: what
+        the engine already had due runs first; released is final (``_give_up`` leaves it alone). Given in the turn
+        of the adoption (itself often the turn the robots.txt response came in, with a store that answers at once),
+        a broad crawl's garbage collector ran a third more often (benchmarks/README, issue 21, seventh session)."""
         from twisted.internet import reactor  # here: importing it at module level would install the default reactor
 
         waiters, state.waiters = state.waiters, {}

@@ -16,18 +16,21 @@ from tests.servers import Reply
 RULES = b"User-agent: *\nDisallow: /private\n"
 
 
-def _after_adoption(crawler: Crawler, then: Any) -> None:
-    """Call ``then()`` right after each adoption, in the adoption's own turn."""
+def _after(crawler: Crawler, method: str, then: Any, *, before: bool = False) -> None:
+    """Call ``then()`` right after (``before``: right before) each call of the middleware's ``method``, in its turn."""
 
     def opened() -> None:
         robots = middleware(crawler)
-        adopt = robots._adopt
+        original = getattr(robots, method)
 
-        def adopted(*args: Any, **kwargs: Any) -> None:
-            adopt(*args, **kwargs)
-            then()
+        def wrapped(*args: Any, **kwargs: Any) -> None:
+            if before:
+                then()
+            original(*args, **kwargs)
+            if not before:
+                then()
 
-        robots._adopt = adopted  # type: ignore[method-assign]
+        setattr(robots, method, wrapped)
 
     crawler.signals.connect(opened, signal=signals.spider_opened, weak=False)
 
@@ -42,19 +45,8 @@ async def test_the_waiting_requests_are_decided_in_a_later_turn_than_the_adoptio
     order: list[str] = []
 
     def hook(crawler: Crawler) -> None:
-        _after_adoption(crawler, lambda: asyncio.get_running_loop().call_soon(order.append, "queued at adoption"))
-
-        def opened() -> None:
-            robots = middleware(crawler)
-            decide = robots._decide
-
-            def decided(*args: Any, **kwargs: Any) -> None:
-                order.append("decided")
-                decide(*args, **kwargs)
-
-            robots._decide = decided  # type: ignore[method-assign]
-
-        crawler.signals.connect(opened, signal=signals.spider_opened, weak=False)
+        _after(crawler, "_adopt", lambda: asyncio.get_running_loop().call_soon(order.append, "queued at adoption"))
+        _after(crawler, "_decide", lambda: order.append("decided"), before=True)
 
     result = await crawl([site.url("/public"), site.url("/private")], on_crawler=hook)
     assert order == ["queued at adoption", "decided", "decided"]
@@ -71,7 +63,7 @@ async def test_a_hold_timeout_due_before_the_decision_does_not_drop_a_released_r
     site.route("/robots.txt", Reply(body=RULES))
 
     def hook(crawler: Crawler) -> None:
-        _after_adoption(crawler, lambda: clock.advance(600))  # REP_HOLD_TIMEOUT's default
+        _after(crawler, "_adopt", lambda: clock.advance(600))  # REP_HOLD_TIMEOUT's default
 
     result = await crawl([site.url("/public"), site.url("/private")], REP_CLOCK=lambda: clock, on_crawler=hook)
     assert result.downloaded == [site.url("/public")]
