@@ -27,7 +27,8 @@ middleware's origin map when the crawl last goes idle; for SQLite, its rows and 
 -wal/-shm) at the end.
 
 Run from the repository root: ``.venv/bin/python -m benchmarks.bench_broad`` (``--origins N``, default 100,000;
-``--modes rep,off``; ``--concurrency``; ``--pages 1``).
+``--modes rep,off``; ``--concurrency``; ``--pages 1``; ``--no-gc``: the garbage collector disabled in every crawl, a
+diagnostic).
 """
 
 from __future__ import annotations
@@ -104,8 +105,11 @@ def relay(target_port: int, delay: float) -> None:
 
 
 def crawl(mode: str, proxy: str, paths: list[list[str]], origins: int, concurrency: int, store: str,
-          max_origins: int, priority_queue: str, pages: int, profile: str, gc_types: str) -> None:
+          max_origins: int, priority_queue: str, pages: int, profile: str, gc_types: str,
+          no_gc: bool = False) -> None:
     """Child process: one crawl of ``origins`` origins x ``pages`` pages; prints a JSON line of figures. With
+    ``no_gc``, the garbage collector is disabled from spider_opened to the end (a diagnostic: the crawl's cost
+    without the collector's part; memory grows by the cyclic garbage it leaves). With
     ``profile`` (a file name), the crawl from spider_opened to its end runs under cProfile, whose per-function table
     goes to that file. With ``gc_types`` (a file name), the objects the garbage collector tracks when the crawl goes
     idle, counted per type, go to that file."""
@@ -173,6 +177,8 @@ def crawl(mode: str, proxy: str, paths: list[list[str]], origins: int, concurren
         started.extend((time.perf_counter(), time.process_time()))
         reactor.callLater(SLOW_ROBOTS, past_first_second)  # type: ignore[attr-defined]
         gc.callbacks.append(timed_gc)
+        if no_gc:
+            gc.disable()
         if profiler is not None:
             profiler.enable()
 
@@ -284,6 +290,9 @@ def main() -> None:
     parser.add_argument("--profile", metavar="DIR", default="",
                         help="run each crawl under cProfile; its per-function tables go to DIR/<mode>.txt "
                              "(the raw profile to DIR/<mode>.prof)")
+    parser.add_argument("--no-gc", action="store_true",
+                        help="diagnostic: every crawl with the garbage collector disabled from spider_opened to its "
+                             "end (what each mode costs without the collector's share; cyclic garbage accumulates)")
     parser.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--crawl", choices=MODES, help=argparse.SUPPRESS)  # without @slow: the proxy says
     parser.add_argument("--proxy", help=argparse.SUPPRESS)
@@ -299,7 +308,7 @@ def main() -> None:
     if args.crawl:
         paths = json.loads(Path(args.paths).read_text())
         return crawl(args.crawl, args.proxy, paths, args.origins, args.concurrency, args.store, max_origins,
-                     args.priority_queue, args.pages, args.profile, args.gc_types)
+                     args.priority_queue, args.pages, args.profile, args.gc_types, args.no_gc)
 
     me = [sys.executable, "-m", "benchmarks.bench_broad"]
     for directory in (args.profile, args.gc_types):
@@ -320,7 +329,8 @@ def main() -> None:
         print(f"{args.origins:,} origins x {args.pages} page(s), robots.txt from the {hello['source']}, "
               f"CONCURRENT_REQUESTS={args.concurrency}, REP_MEMORY_MAX_ORIGINS={max_origins:,}, "
               f"SCHEDULER_PRIORITY_QUEUE={args.priority_queue or 'default'}, "
-              f"rep-redis-slow: +{args.redis_latency:g} ms each way", flush=True)
+              f"rep-redis-slow: +{args.redis_latency:g} ms each way"
+              + (", the garbage collector disabled during each crawl (--no-gc)" if args.no_gc else ""), flush=True)
         proxy_hits(hello["proxy"])  # clears the proxy's counts (its connection peak: the relay's start-up)
         runs = [(n, mode) for n in range(args.rounds) for mode in (modes if n % 2 == 0 else modes[::-1])]
         for n, name in runs:
@@ -336,7 +346,8 @@ def main() -> None:
                                   "--max-origins", str(max_origins), "--store", store.get(mode, ""),
                                   "--priority-queue", args.priority_queue, "--pages", str(args.pages),
                                   "--profile", str(Path(args.profile) / f"{name}-{n}.txt") if args.profile else "",
-                                  "--gc-types", str(Path(args.gc_types) / f"{name}-{n}.txt") if args.gc_types else ""],
+                                  "--gc-types", str(Path(args.gc_types) / f"{name}-{n}.txt") if args.gc_types else "",
+                                  *(["--no-gc"] if args.no_gc else [])],
                                  capture_output=True, text=True)
             if out.returncode:
                 sys.exit(f"crawl {name} failed:\n{out.stderr[-3000:]}")
