@@ -315,10 +315,10 @@ class RobotsMiddleware:
 
 class RobotsStartMiddleware:
     """The spider middleware (the add-on enables it at ``START_ORDER``, nearest the engine) whose ``process_start``
-    reads the next start request only while the scheduler holds fewer than CONCURRENT_REQUESTS, when robots.txt fetches
-    hold downloader places (``Places.start_room``: otherwise the engine moves every start request into the scheduler
-    while it backs out). Without ``RobotsMiddleware``
-    (ROBOTSTXT_OBEY = False) the start stream passes as it is."""
+    reads the next start request only while the scheduler holds fewer than CONCURRENT_REQUESTS, when robots.txt
+    fetches hold downloader places (``Places.start_room``: otherwise the engine moves every start request into the
+    scheduler while it backs out). Without ``RobotsMiddleware`` (ROBOTSTXT_OBEY = False) the start stream passes as
+    it is."""
 
     def __init__(self, crawler: Crawler) -> None:
         self.crawler = crawler
