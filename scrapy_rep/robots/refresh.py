@@ -4,11 +4,12 @@ own under the store's fetch lease (SPEC 2.1, 3.2).
 Fetch leases: a crawler downloads an origin's robots.txt only while it holds the origin's lease, so crawlers
 sharing a store download it once between them (SPEC 2.1 across crawlers). A lease lives ``REP_STORE_LEASE_TTL``
 seconds and is renewed within every third of that while its fetch runs (one timer, ticking every sixth of it,
-renews every lease held for a sixth or more); it is released when the fetch ends and, for every lease still held,
-at ``close``. A crawler that finds the lease taken polls every ``REP_STORE_POLL_INTERVAL``: each
-poll reads the store for a fresh entry and tries to take the lease, so a holder that died (no release, no
-renewal) blocks the origin for at most the TTL plus one poll interval, while a live holder keeps the others
-waiting as long as its fetch runs. The only fetch without a lease is when the store fails.
+renews every lease held for a sixth or more); it is released when the fetch's outcome is stored (with a store that
+``batches_writes``, behind the crawl: write_behind.py) and, for every lease still held, at ``close``. A crawler
+that finds the lease taken polls every ``REP_STORE_POLL_INTERVAL``: each poll reads the store for a fresh entry and
+tries to take the lease, so a holder that died (no release, no renewal) blocks the origin for at most the TTL plus
+one poll interval, while a live holder keeps the others waiting as long as its fetch runs. The only fetch without a
+lease is when the store fails.
 
 A ``StoreError`` is logged and counted and never means "allow all": the in-process state carries on. Any other
 exception propagates to the middleware, which treats it as an internal error (a network-error outcome, SPEC 2.2).
@@ -33,6 +34,7 @@ from ..stores import Entry, Outcome, Store, StoreError
 from .fetch import Fetcher
 from .origin import Origin
 from .policy import FetchResult, next_entry
+from .write_behind import WriteBehind
 
 if TYPE_CHECKING:
     from scrapy.statscollectors import StatsCollector
@@ -76,6 +78,7 @@ class Refresher:
         self._closed = False  # close() began: no more waiting, renewing or taking leases
         self._store_closed = False  # close() closed the store: no more store calls
         self._store_errors = 0  # store calls that failed: the first is a WARNING, the rest DEBUG (and the close)
+        self._behind = WriteBehind(self.call, self.holder, clock, stats)  # a store that batches_writes
 
     async def current_entry(self, origin: Origin, previous: Entry | None) -> Current:
         """A fresh stored entry, else the entry after fetching under the lease. ``previous`` is the entry in
@@ -128,7 +131,10 @@ class Refresher:
             self._count_download(result)
             entry = next_entry(key, previous, result, self.clock.seconds(), self.config)
             if leased and self._stop_renewing(key):
-                await self.call("put_and_release", entry, self.holder)
+                if self.store.batches_writes:  # the waiting requests go on now; the lease is released with the write
+                    self._behind.add(entry)
+                else:
+                    await self.call("put_and_release", entry, self.holder)
             else:
                 await self.call("put", entry)
         finally:
@@ -237,6 +243,7 @@ class Refresher:
         """Stop waiting and renewing, release every lease this crawler holds (other crawlers take the origins at
         their next poll, not at the TTL), then close the store. No store call is made afterwards."""
         self._closed = True
+        await self._behind.close()  # the outcomes written behind are stored, their leases released
         for origin in list(self._leases):
             await self._release(origin)
         await self.call("close")

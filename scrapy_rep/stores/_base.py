@@ -10,6 +10,7 @@ import base64
 import binascii
 import json
 import zlib
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any, Protocol
@@ -180,6 +181,9 @@ class Store(Protocol):
 
     #: What the store is, as log lines name it: its kind and file or server (never a password).
     where: str
+    #: Whether writes cost much less together (``put_and_release_all``: Redis, one pipeline), so that the crawler
+    #: writes its outcomes behind, in batches (``robots.refresh``), rather than one at a time on a request's path.
+    batches_writes: bool
 
     async def get(self, origin: str) -> Entry | None: ...
 
@@ -204,6 +208,11 @@ class Store(Protocol):
 
     async def put_and_release(self, entry: Entry, holder: str) -> None:
         """``put(entry)``, then ``release_lease(entry.origin, holder)``, in one step where the store allows."""
+        ...
+
+    async def put_and_release_all(self, entries: Sequence[Entry], holder: str) -> None:
+        """``put_and_release`` of each of ``entries``, together where the store allows; every entry is written
+        before the first error is raised."""
         ...
 
     async def close(self) -> None: ...

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 
 from ._base import Entry, StoredEntry
 from ._codec import encode
@@ -18,6 +18,8 @@ class MemoryStore:
 
     #: Entries are kept as objects, so none can be corrupt; counted by the other stores.
     corrupt_records = 0
+    #: Writes cost nothing more one at a time.
+    batches_writes = False
 
     def __init__(self, max_origins: int) -> None:
         if max_origins < 1:
@@ -56,6 +58,10 @@ class MemoryStore:
 
     async def put_and_release(self, entry: Entry, holder: str) -> None:
         await self.put(entry)
+
+    async def put_and_release_all(self, entries: Sequence[Entry], holder: str) -> None:
+        for entry in entries:
+            await self.put(entry)
 
     async def entries(self) -> AsyncIterator[StoredEntry]:
         """Every entry, least recently used first, without touching their recency; ``size`` is what the record

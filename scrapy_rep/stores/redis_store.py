@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Any, TypeVar
 
 import redis
@@ -22,7 +22,7 @@ import redis.asyncio
 import redis.asyncio.retry
 import redis.retry
 from redis.backoff import NoBackoff
-from redis.exceptions import RedisError
+from redis.exceptions import NoScriptError, RedisError
 from scrapy.utils.reactor import is_reactor_installed
 
 from scrapy_rep._scrapy import asyncio_available
@@ -92,6 +92,9 @@ class RedisStore:
     30-day rule (SPEC 2.2); every write renews that.
     """
 
+    #: Writes are cheaper together (``put_and_release_all``: one pipeline), so the crawler writes behind, in batches.
+    batches_writes = True
+
     def __init__(
         self, target: RedisTarget, *, prefix: str, timeout: float, keep: float, clock: Callable[[], float]
     ) -> None:
@@ -142,6 +145,34 @@ class RedisStore:
         except _ERRORS as exc:
             raise self._error(exc) from exc
 
+    async def put_and_release_all(self, entries: Sequence[Entry], holder: str) -> None:
+        """``put_and_release`` of each entry, their scripts in one pipeline (issue 21, "Redis pipelined"): one round
+        trip and one connection from the pool for the lot. Alone, each script costs ~180 µs of the crawler's CPU in
+        redis-py and asyncio on loopback. A script the server no longer knows (it restarted and lost its scripts)
+        runs again through redis-py's ``Script``, which loads it. Every script is tried; then the first error is
+        raised, the server named."""
+        scripts: list[tuple[list[str], list[bytes | str | int]]] = [
+            ([self._key("entry", entry.origin), self._key("lease", entry.origin)],
+             [encode(entry), self._keep_ms(entry), holder]) for entry in entries]
+        failure: BaseException | None = None
+        try:
+            async with self._client.pipeline(transaction=False) as pipe:
+                for keys, args in scripts:
+                    pipe.evalsha(self._put_and_release.sha, len(keys), *keys, *args)
+                replies: list[Any] = await pipe.execute(raise_on_error=False)
+        except _ERRORS as exc:
+            raise self._error(exc) from exc
+        for (keys, args), reply in zip(scripts, replies, strict=True):
+            if isinstance(reply, NoScriptError):
+                try:
+                    await self._put_and_release(keys=keys, args=args)
+                    continue
+                except _ERRORS as exc:
+                    reply = exc
+            if isinstance(reply, Exception) and failure is None:
+                failure = reply
+        if failure is not None:
+            raise self._error(failure)
 
     async def put(self, entry: Entry) -> None:
         try:

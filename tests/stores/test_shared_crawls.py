@@ -171,9 +171,10 @@ async def test_the_crawl_uses_redis_again_once_it_is_back(redis_server: RedisSer
     with redis.Redis(port=redis_server.port) as client:
         keys = set(client.keys())
     # KEYS answers in no particular order (issue 25: a fresh clone failed comparing lists). The restarted server came
-    # back empty: it holds the next origin's entry, no lease left behind, and nothing of the first origin's.
+    # back empty: it holds the next origin's entry and no lease left behind. The first origin's entry may be there
+    # too: the store writes behind, in batches (issue 21), so its write may have gone after the restart.
     assert f"rep:entry:{after.origin()}".encode() in keys
-    assert keys <= {f"rep:entry:{site.origin()}".encode() for site in (during, after)}, keys
+    assert keys <= {f"rep:entry:{site.origin()}".encode() for site in (first, during, after)}, keys
     result.assert_accounted()
 
 

@@ -161,6 +161,28 @@ def test_lookup_takes_the_lease_only_where_there_is_no_entry(shared_backend: Bac
                                entry(other)]
 
 
+def test_put_and_release_all_stores_each_entry_and_frees_only_the_holders_leases(shared_backend: Backend) -> None:
+    """``put_and_release_all`` (issue 21: what the crawler writes behind, in batches, to a store that
+    ``batches_writes``) is ``put_and_release`` of each entry, on every store."""
+    names = [f"https://site{i}.example" for i in range(5)]
+
+    async def scenario() -> tuple[list[Entry | None], list[bool]]:
+        a, b = shared_backend.open(), shared_backend.open()
+        for name in names[:-1]:
+            assert await a.acquire_lease(name, "crawler-a", 60)
+        assert await b.acquire_lease(names[-1], "crawler-b", 60)
+        await a.put_and_release_all([entry(name) for name in names], "crawler-a")
+        stored = [await b.get(name) for name in names]
+        taken = [await b.acquire_lease(name, "crawler-b", 60) for name in names]
+        await a.close()
+        await b.close()
+        return stored, taken
+
+    stored, taken = run(scenario())
+    assert stored == [entry(name) for name in names]
+    assert taken == [True] * 5  # a's leases freed; b's own lease still b's
+
+
 def test_memory_store_lookup_grants_the_lease_for_a_new_origin() -> None:
     backend = Backend("memory", "memory", None)
 
@@ -168,9 +190,10 @@ def test_memory_store_lookup_grants_the_lease_for_a_new_origin() -> None:
         store = backend.open()
         first = await store.lookup(ORIGIN, "a", 60)
         await store.put_and_release(entry(ORIGIN), "a")
-        return [first, await store.lookup(ORIGIN, "b", 60)]
+        await store.put_and_release_all([entry("https://other.example")], "a")
+        return [first, await store.lookup(ORIGIN, "b", 60), await store.get("https://other.example")]
 
-    assert run(scenario()) == [(None, True), (entry(ORIGIN), False)]
+    assert run(scenario()) == [(None, True), (entry(ORIGIN), False), entry("https://other.example")]
 
 
 def test_memory_store_grants_every_lease() -> None:
