@@ -233,6 +233,9 @@ def crawl(mode: str, proxy: str, paths: list[list[str]], origins: int, concurren
         "forbidden": stats.get("rep/requests/forbidden", 0),
         "requeued": stats.get("rep/requests/requeued/released", 0),  # released past the downloader's room
         "waited_for_place": stats.get("rep/robots/waited_for_place", 0),
+        # outcomes written behind and the batches they went in (the Redis store: one pipeline per batch)
+        "written_behind": stats.get("rep/store/written_behind", 0),
+        "write_batches": stats.get("rep/store/write_batches", 0),
         # the most requests waiting in the scheduler (enqueued - dequeued) and in the downloader's active set, sampled
         # every SAMPLE_EVERY responses: a full active set makes Scrapy's engine move every start request into the
         # scheduler, whose DownloaderAwarePriorityQueue then pays for every origin's slot at each pop (issue 21)

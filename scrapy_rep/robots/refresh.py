@@ -131,7 +131,9 @@ class Refresher:
             self._count_download(result)
             entry = next_entry(key, previous, result, self.clock.seconds(), self.config)
             if leased and self._stop_renewing(key):
-                if self.store.batches_writes:  # the waiting requests go on now; the lease is released with the write
+                # A store that batches_writes: written behind, and the waiting requests go on now (the lease is
+                # released with the write). Once close began, written here: close sends the last batch first.
+                if self.store.batches_writes and not self._closed:
                     self._behind.add(entry)
                 else:
                     await self.call("put_and_release", entry, self.holder)

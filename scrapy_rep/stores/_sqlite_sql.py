@@ -52,3 +52,13 @@ def transaction(conn: sqlite3.Connection,
             conn.execute("ROLLBACK")
         raise
     return done
+
+
+def results_or_error(outcomes: list[tuple[list[Any], int] | BaseException]) -> list[tuple[list[Any], int]]:
+    """The outcomes' results (rows, row count) of statements run together, or the first one's error raised."""
+    results = []
+    for outcome in outcomes:
+        if isinstance(outcome, BaseException):
+            raise outcome
+        results.append(outcome)
+    return results

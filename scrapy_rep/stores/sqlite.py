@@ -48,6 +48,7 @@ from scrapy_rep.stores._sqlite_sql import (
     PAGE,
     PUT,
     RELEASE,
+    results_or_error,
     transaction,
     writes,
 )
@@ -200,7 +201,7 @@ class SQLiteStore:
         try:
             loop = asyncio.get_running_loop()
         except RuntimeError:  # driven by a non-asyncio Twisted reactor: nothing to wait on, run inline
-            return _results(list(self._statements(statements)))
+            return results_or_error(list(self._statements(statements)))
         if self._inline is None and not self._inline_tried:
             self._inline_tried = True  # once here; after that the worker tries again after each batch
             self._open_inline()  # busy timeout 0: waits for nothing
@@ -213,7 +214,7 @@ class SQLiteStore:
         if self._running is None:
             self._next_batch(loop)
         # every future's outcome retrieved (asyncio logs an exception nobody retrieved), the first error raised
-        return _results(list(await asyncio.gather(*(call.future for call in calls), return_exceptions=True)))
+        return results_or_error(list(await asyncio.gather(*(call.future for call in calls), return_exceptions=True)))
 
     def _run_inline(self, loop: asyncio.AbstractEventLoop,
                     statements: list[tuple[str, tuple[Any, ...]]]) -> list[tuple[list[Any], int]] | None:
@@ -342,14 +343,4 @@ class SQLiteStore:
                 raise
             self._conn = conn
         return self._conn
-
-
-def _results(outcomes: list[tuple[list[Any], int] | BaseException]) -> list[tuple[list[Any], int]]:
-    """The outcomes' results, or the first one's error raised."""
-    results = []
-    for outcome in outcomes:
-        if isinstance(outcome, BaseException):
-            raise outcome
-        results.append(outcome)
-    return results
 
