@@ -86,9 +86,14 @@ class Refresher:
         lookup, counted once: ``rep/cache/store_hits`` (the store had it fresh) or ``rep/cache/misses`` (it had not:
         downloaded here, or by the crawler holding the lease, ``rep/cache/misses/other_crawler``).
 
+        An outcome of ours still being written behind (write_behind.py) answers first, as the store will.
         The first store call is ``Store.lookup``: for an origin the store has no entry of (a broad crawl's every
         origin), it also tries the lease, and a lease taken there needs no second read (issue 21)."""
         key = origin.key
+        behind = self._behind.pending(key)  # our own outcome, not stored yet: the freshest there is
+        if behind is not None and behind.is_fresh(self.clock.seconds()):
+            self.stats.inc_value("rep/cache/store_hits")
+            return Current(behind, Source.STORE)
         stored, leased = await self._lookup(key)
         if stored is not None and stored.is_fresh(self.clock.seconds()):
             self.stats.inc_value("rep/cache/store_hits")

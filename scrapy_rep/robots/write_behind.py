@@ -2,7 +2,8 @@
 (``Store.batches_writes``: Redis, one pipeline per batch; issue 21, "Redis pipelined").
 
 Contract: ``add`` queues an entry whose fetch lease this crawler holds (its renewals already stopped) and returns at
-once, so the origin's waiting requests go on without a store round trip. The queue is sent as one
+once, so the origin's waiting requests go on without a store round trip; until it is stored, ``pending`` answers
+for it (an origin forgotten in process meanwhile is not fetched again). The queue is sent as one
 ``put_and_release_all`` WRITE_DELAY after its first entry (the injected clock), or at once when it holds
 WRITE_BATCH. ``close`` sends what is queued and waits for every batch in flight. A batch's store error is counted
 and logged as any store call's (``Refresher.call``); an unexpected error is logged, never raised.
@@ -44,13 +45,13 @@ class WriteBehind:
         self._holder = holder
         self._clock = clock
         self._stats = stats
-        self._queued: list[Entry] = []
+        self._queued: dict[str, Entry] = {}  # by origin: a later outcome replaces an earlier one still queued
         self._timer: Any = None  # the clock's delayed call that sends the queue
-        self._sending: set[asyncio.Future[Any]] = set()  # batches in flight
+        self._sending: dict[asyncio.Future[Any], dict[str, Entry]] = {}  # batches in flight
 
     def add(self, entry: Entry) -> None:
         self._stats.inc_value("rep/store/written_behind")
-        self._queued.append(entry)
+        self._queued[entry.origin] = entry
         if len(self._queued) >= WRITE_BATCH:
             self._send()
         elif self._timer is None:
@@ -61,16 +62,25 @@ class WriteBehind:
         if self._timer is not None and self._timer.active():
             self._timer.cancel()
         self._timer = None
-        batch, self._queued = self._queued, []
+        batch, self._queued = self._queued, {}
         if not batch:
             return
         self._stats.inc_value("rep/store/write_batches")
-        sending = asyncio.ensure_future(self._call("put_and_release_all", batch, self._holder))
-        self._sending.add(sending)
+        sending = asyncio.ensure_future(self._call("put_and_release_all", list(batch.values()), self._holder))
+        self._sending[sending] = batch
         sending.add_done_callback(self._sent)
 
+    def pending(self, origin: str) -> Entry | None:
+        """``origin``'s outcome if it is queued or in a batch in flight, not yet known to be stored."""
+        found = self._queued.get(origin)
+        if found is None:
+            for batch in reversed(self._sending.values()):  # the latest first
+                if origin in batch:
+                    return batch[origin]
+        return found
+
     def _sent(self, sending: asyncio.Future[Any]) -> None:
-        self._sending.discard(sending)
+        del self._sending[sending]
         if not sending.cancelled() and sending.exception() is not None:
             logger.error("robots.txt store write of a batch failed: %r", sending.exception())
 

@@ -13,7 +13,7 @@ from scrapy_rep.robots.write_behind import WRITE_BATCH, WRITE_DELAY
 from scrapy_rep.stores import Entry, StoreError, open_store
 
 from .leasetools import ORIGIN, RULES, Crawler, until
-from .storetools import RedisServer, entry, run
+from .storetools import DEADLINE, RedisServer, entry, run
 
 
 def origins(n: int) -> list[str]:
@@ -138,3 +138,25 @@ def test_a_failed_batch_is_counted_as_a_store_error_and_close_still_returns(redi
 
     stats = run(scenario())
     assert stats["rep/store/errors/put_and_release_all"] == 1
+
+
+def test_an_origin_looked_up_again_before_its_write_lands_is_not_fetched_again(redis_server: RedisServer) -> None:
+    """The middleware forgot the origin (REP_MEMORY_MAX_ORIGINS) while its outcome waits in the queue: the next
+    lookup answers from the queue, as the store will, and never downloads robots.txt a second time."""
+
+    async def scenario() -> tuple[bytes, int, int, dict[str, int]]:
+        crawler = Crawler(open_store(redis_server.url), ttl=15, poll=1)
+        first = crawler.current()
+        await until(lambda: len(crawler.fetcher.pending) == 1)
+        crawler.fetcher.answer()
+        await first
+        # The clock stood still: nothing sent yet. (A second fetch would wait for an answer: the deadline fails it.)
+        again = await asyncio.wait_for(crawler.refresher.current_entry(ORIGIN, None), DEADLINE)
+        with redis.Redis(port=redis_server.port) as client:
+            unsent = client.exists(f"rep:entry:{ORIGIN.key}")
+        await crawler.refresher.close()
+        return again.entry.body, len(crawler.fetcher.pending), unsent, dict(crawler.stats.values)
+
+    body, fetches, unsent, stats = run(scenario())
+    assert (body, fetches, unsent) == (RULES, 1, 0)
+    assert stats["rep/robots/downloads"] == 1 and stats["rep/cache/store_hits"] == 1
