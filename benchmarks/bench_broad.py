@@ -116,7 +116,6 @@ def crawl(mode: str, proxy: str, paths: list[list[str]], origins: int, concurren
     from scrapy import Request, Spider, signals
     from scrapy.crawler import CrawlerProcess
 
-    from scrapy_rep import RobotsMiddleware
     from tests.broad.origins import host
 
     class BroadSpider(Spider):
@@ -193,11 +192,14 @@ def crawl(mode: str, proxy: str, paths: list[list[str]], origins: int, concurren
             kinds = Counter(f"{kind.__module__}.{kind.__qualname__}" for kind in map(type, tracked))
             Path(gc_types).write_text("".join(f"{count:9d} {kind}\n" for kind, count in kinds.most_common()))
         del tracked
-        middleware = crawler.get_downloader_middleware(RobotsMiddleware) if mode in REP_MODES else None
-        if middleware is not None:
-            if mode == "rep":
-                sizes["store"] = len(middleware.store)  # type: ignore[arg-type]
-            sizes["middleware_origins"] = len(middleware.origins)
+        if mode in REP_MODES:  # imported only here: the anchors' peak RSS holds none of scrapy-rep's modules
+            from scrapy_rep import RobotsMiddleware
+
+            middleware = crawler.get_downloader_middleware(RobotsMiddleware)
+            if middleware is not None:
+                if mode == "rep":
+                    sizes["store"] = len(middleware.store)  # type: ignore[arg-type]
+                sizes["middleware_origins"] = len(middleware.origins)
 
     def received(**kwargs: Any) -> None:  # every SAMPLE_EVERY responses: the scheduler's and downloader's sizes
         peaks["responses"] += 1
