@@ -28,7 +28,7 @@ middleware's origin map when the crawl last goes idle; for SQLite, its rows and 
 
 Run from the repository root: ``.venv/bin/python -m benchmarks.bench_broad`` (``--origins N``, default 100,000;
 ``--modes rep,off``; ``--concurrency``; ``--pages 1``; ``--no-gc``: the garbage collector disabled in every crawl, a
-diagnostic).
+diagnostic; ``--gc-threshold N``: its generation-0 threshold N in every crawl, the broad-crawl tuning to compare).
 """
 
 from __future__ import annotations
@@ -106,10 +106,11 @@ def relay(target_port: int, delay: float) -> None:
 
 def crawl(mode: str, proxy: str, paths: list[list[str]], origins: int, concurrency: int, store: str,
           max_origins: int, priority_queue: str, pages: int, profile: str, gc_types: str,
-          no_gc: bool = False) -> None:
+          no_gc: bool = False, gc_threshold: int = 0) -> None:
     """Child process: one crawl of ``origins`` origins x ``pages`` pages; prints a JSON line of figures. With
     ``no_gc``, the garbage collector is disabled from spider_opened to the end (a diagnostic: the crawl's cost
-    without the collector's part; memory grows by the cyclic garbage it leaves). With
+    without the collector's part; memory grows by the cyclic garbage it leaves); with ``gc_threshold``, its
+    generation-0 threshold is that from spider_opened (the other two thresholds kept). With
     ``profile`` (a file name), the crawl from spider_opened to its end runs under cProfile, whose per-function table
     goes to that file. With ``gc_types`` (a file name), the objects the garbage collector tracks when the crawl goes
     idle, counted per type, go to that file."""
@@ -178,6 +179,8 @@ def crawl(mode: str, proxy: str, paths: list[list[str]], origins: int, concurren
         gc.callbacks.append(timed_gc)
         if no_gc:
             gc.disable()
+        if gc_threshold:
+            gc.set_threshold(gc_threshold, *gc.get_threshold()[1:])
         if profiler is not None:
             profiler.enable()
 
@@ -298,6 +301,9 @@ def main() -> None:
     parser.add_argument("--no-gc", action="store_true",
                         help="diagnostic: every crawl with the garbage collector disabled from spider_opened to its "
                              "end (what each mode costs without the collector's share; cyclic garbage accumulates)")
+    parser.add_argument("--gc-threshold", type=int, default=0, metavar="N",
+                        help="every crawl with the collector's generation-0 threshold at N from spider_opened "
+                             "(CPython's default: 700): how a broad crawl's usual tuning changes each mode")
     parser.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--crawl", choices=MODES, help=argparse.SUPPRESS)  # without @slow: the proxy says
     parser.add_argument("--proxy", help=argparse.SUPPRESS)
@@ -313,7 +319,7 @@ def main() -> None:
     if args.crawl:
         paths = json.loads(Path(args.paths).read_text())
         return crawl(args.crawl, args.proxy, paths, args.origins, args.concurrency, args.store, max_origins,
-                     args.priority_queue, args.pages, args.profile, args.gc_types, args.no_gc)
+                     args.priority_queue, args.pages, args.profile, args.gc_types, args.no_gc, args.gc_threshold)
 
     me = [sys.executable, "-m", "benchmarks.bench_broad"]
     for directory in (args.profile, args.gc_types):
@@ -335,7 +341,8 @@ def main() -> None:
               f"CONCURRENT_REQUESTS={args.concurrency}, REP_MEMORY_MAX_ORIGINS={max_origins:,}, "
               f"SCHEDULER_PRIORITY_QUEUE={args.priority_queue or 'default'}, "
               f"rep-redis-slow: +{args.redis_latency:g} ms each way"
-              + (", the garbage collector disabled during each crawl (--no-gc)" if args.no_gc else ""), flush=True)
+              + (", the garbage collector disabled during each crawl (--no-gc)" if args.no_gc else "")
+              + (f", generation-0 threshold {args.gc_threshold}" if args.gc_threshold else ""), flush=True)
         proxy_hits(hello["proxy"])  # clears the proxy's counts (its connection peak: the relay's start-up)
         runs = [(n, mode) for n in range(args.rounds) for mode in (modes if n % 2 == 0 else modes[::-1])]
         for n, name in runs:
@@ -352,7 +359,8 @@ def main() -> None:
                                   "--priority-queue", args.priority_queue, "--pages", str(args.pages),
                                   "--profile", str(Path(args.profile) / f"{name}-{n}.txt") if args.profile else "",
                                   "--gc-types", str(Path(args.gc_types) / f"{name}-{n}.txt") if args.gc_types else "",
-                                  *(["--no-gc"] if args.no_gc else [])],
+                                  *(["--no-gc"] if args.no_gc else []),
+                                  *(["--gc-threshold", str(args.gc_threshold)] if args.gc_threshold else [])],
                                  capture_output=True, text=True)
             if out.returncode:
                 sys.exit(f"crawl {name} failed:\n{out.stderr[-3000:]}")
