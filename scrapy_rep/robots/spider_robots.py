@@ -21,6 +21,7 @@ redirect is answered from its own origin's entry, never from the origin that red
 from __future__ import annotations
 
 import hashlib
+import struct
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -72,16 +73,38 @@ class KeptResponse:
         """Whether this response's body was ``body``."""
         return self.digest == body_digest(body)
 
+    def packed(self) -> Kept:
+        """This response as ``OriginState.robots_response`` holds it (``unpack`` reads it back); every header name
+        is one of ``KEPT_HEADERS``."""
+        parts = [_HEAD.pack(self.status, self.digest)]
+        for name, value in self.headers:
+            parts += (_HEADER.pack(KEPT_HEADERS.index(name), len(value)), value)
+        return b"".join(parts)
 
-#: What ``OriginState.robots_response`` holds: ``KeptResponse``'s fields as one plain tuple of ints and bytes, which
-#: the garbage collector stops tracking (a broad crawl keeps one per origin; issue 21).
-Kept = tuple[int, tuple[tuple[bytes, bytes], ...], bytes]
+    @classmethod
+    def unpack(cls, kept: Kept) -> KeptResponse:
+        status, digest = _HEAD.unpack_from(kept)
+        headers, at = [], _HEAD.size
+        while at < len(kept):
+            name, size = _HEADER.unpack_from(kept, at)
+            at += _HEADER.size
+            headers.append((KEPT_HEADERS[name], kept[at : at + size]))
+            at += size
+        return cls(status, tuple(headers), digest)
+
+
+#: What ``OriginState.robots_response`` holds: a ``KeptResponse`` packed into one bytes object (``_HEAD``, then per
+#: header ``_HEADER`` and its value). A broad crawl keeps one per origin: ~70 bytes, where the tuples of ints and
+#: bytes before were ~260 (issue 21), and not an object the garbage collector walks.
+Kept = bytes
+_HEAD = struct.Struct(">H16s")  # status, body digest (``body_digest``)
+_HEADER = struct.Struct(">BI")  # a header: its name's index in KEPT_HEADERS, its value's length
 
 
 def kept_response(state: OriginState | None) -> KeptResponse | None:
     """The response kept for ``state``'s origin, if any."""
     kept: Kept | None = state.robots_response if state is not None else None
-    return KeptResponse(*kept) if kept is not None else None
+    return KeptResponse.unpack(kept) if kept is not None else None
 
 
 def body_digest(body: bytes) -> bytes:
@@ -128,8 +151,7 @@ class KeepingFetcher:
         if state is not None and final and result.status is not None and is_kept_status(result.status):
             got = final[0].headers
             headers = tuple((name, value) for name in KEPT_HEADERS if name in got for value in got.getlist(name))
-            kept: Kept = (result.status, headers, body_digest(result.body))
-            state.robots_response = kept
+            state.robots_response = KeptResponse(result.status, headers, body_digest(result.body)).packed()
         return result
 
 

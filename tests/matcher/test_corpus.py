@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from scrapy_rep.matcher import MAX_BYTES, LineKind, LineMetadata, ParseReport, ignored_lines, parse, parse_lines, report
-from scrapy_rep.matcher._parser import parse_directives
+from scrapy_rep.matcher._parser import _CHUNK_BYTES, _chunked_lines, parse_directives
 
 from ._shared import CORPUS, require
 
@@ -86,6 +86,19 @@ def test_corpus_directives_of_the_fast_parser_equal_parse_lines() -> None:
         parse_directives(body, fast)
         parse_lines(body, full)
         assert fast.calls == full.calls, path.name
+
+
+@pytest.mark.parametrize("breaks", [b"\n", b"\r\n", b"\r", b"\n\n", b"\r\r\n", b"\n\r"])
+@pytest.mark.parametrize("shift", range(-3, 4))
+def test_chunked_lines_equal_splitlines_at_every_cut(breaks: bytes, shift: int) -> None:
+    """Issue 21: a body longer than ``_CHUNK_BYTES`` is split a chunk at a time, with exactly ``splitlines``'s lines
+    (none lost, split or added), whichever line break falls at or near a chunk's end, with or without a last
+    break."""
+    line = b"Disallow: /" + b"x" * (_CHUNK_BYTES - 11 + shift)
+    for tail in (b"", breaks, breaks + b"Allow: /a"):
+        body = line + breaks + line + breaks + b"x" * shift + line + tail
+        assert list(_chunked_lines(body)) == body.splitlines()
+        assert list(_chunked_lines(b"a\n" * 40_000 + tail)) == (b"a\n" * 40_000 + tail).splitlines()
 
 
 _PIECES = [b"user-agent", b"Disallow", b"allow", b"sitemap", b"crawl-delay", b"useragent", b"disalow", b"x", b":",

@@ -19,7 +19,7 @@ from scrapy.spiders import SitemapSpider
 from twisted.internet import defer
 from twisted.internet.task import Clock, LoopingCall
 
-from scrapy_rep.robots.spider_robots import FLAG, kept_response
+from scrapy_rep.robots.spider_robots import FLAG, KeptResponse, kept_response
 from tests.crawl import ListSpider, crawl, middleware
 from tests.servers import Reply, redirect, robots
 
@@ -207,15 +207,23 @@ async def test_only_the_origins_own_robots_txt_is_answered_spec_2_2(sites: Any) 
 
 @pytest_twisted.ensureDeferred
 async def test_what_an_origin_keeps_of_its_response_is_not_walked_by_the_garbage_collector(sites: Any) -> None:
-    """Issue 21: a broad crawl keeps the kept response (status, headers, body digest) of every origin; held as one
-    plain tuple of ints and bytes, it stops being an object each full collection walks, and still answers."""
+    """Issue 21: a broad crawl keeps the kept response (status, headers, body digest) of every origin; packed into
+    one bytes object, it is no object a collection walks, and still answers with the same status and headers."""
     site = sites()
     site.route("/robots.txt", robots("User-agent: *\nDisallow: /private\n"))
     result = await crawl([site.url("/a")])
     state = middleware(result.crawler).origins[site.origin()]
-    for _ in range(3):  # the collector untracks a tuple once it has untracked the tuples inside it: a pass each
-        gc.collect()
-    assert type(state.robots_response) is tuple and not gc.is_tracked(state.robots_response)
+    assert type(state.robots_response) is bytes and len(state.robots_response) < 80
     kept = kept_response(state)
     assert kept is not None and kept.status == 200 and kept.gave(b"User-agent: *\nDisallow: /private\n")
+    assert kept.header_dict() == {b"Content-Type": [b"text/plain"]}
     assert state.rules is not None and not gc.is_tracked(state.rules._lines)
+
+
+def test_a_kept_response_packs_and_unpacks_to_itself() -> None:
+    """Issue 21: the packed form an origin keeps gives back the status, digest and every kept header in order,
+    repeated and empty values and values past 64 KiB included."""
+    headers = ((b"Content-Type", b"text/plain; charset=utf-8"), (b"ETag", b""), (b"Cache-Control", b"max-age=60"),
+               (b"Cache-Control", b"public"), (b"Expires", b"x" * 70_000))
+    for kept in (KeptResponse(200, headers, b"d" * 16), KeptResponse(404, (), bytes(range(16)))):
+        assert KeptResponse.unpack(kept.packed()) == kept
