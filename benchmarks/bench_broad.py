@@ -50,6 +50,7 @@ import urllib.request
 from collections import Counter
 from contextlib import ExitStack
 from pathlib import Path
+from types import FrameType
 from typing import Any
 
 MODES = ("rep", "rep-notags", "rep-sqlite", "rep-redis", "rep-redis-slow", "builtin", "off")
@@ -113,7 +114,9 @@ def crawl(mode: str, proxy: str, paths: list[list[str]], origins: int, concurren
     generation-0 threshold is that from spider_opened (the other two thresholds kept). With
     ``profile`` (a file name), the crawl from spider_opened to its end runs under cProfile, whose per-function table
     goes to that file. With ``gc_types`` (a file name), the objects the garbage collector tracks when the crawl goes
-    idle, counted per type, go to that file."""
+    idle, counted per type, go to that file, and what its full collections find unreachable (every other one's, kept
+    by ``DEBUG_SAVEALL`` to be counted: freed a collection later, which slows the crawl), per type and per frame's
+    function, to the same name with ``-garbage`` before its suffix."""
     from scrapy import Request, Spider, signals
     from scrapy.crawler import CrawlerProcess
 
@@ -161,11 +164,24 @@ def crawl(mode: str, proxy: str, paths: list[list[str]], origins: int, concurren
     in_gc = [0.0, 0.0]  # seconds in the garbage collector; when the running collection began
     by_generation = [[0, 0.0] for _ in range(3)]  # per generation: collections, seconds
     peaks = {"responses": 0, "scheduled": 0, "active": 0}
+    garbage: Counter[str] = Counter()  # with gc_types: what the counted full collections found, per type / function
+    counted = [0, 0]  # full collections: all, counted
 
     def timed_gc(phase: str, info: dict[str, int]) -> None:
         if phase == "start":
             in_gc[1] = time.perf_counter()
+            if gc_types and info["generation"] == 2:
+                counted[0] += 1
+                if counted[0] % 2 == 0:
+                    gc.set_debug(gc.DEBUG_SAVEALL)
         else:
+            if gc.get_debug():
+                gc.set_debug(0)
+                counted[1] += 1
+                garbage.update(f"{type(thing).__module__}.{type(thing).__qualname__}" for thing in gc.garbage)
+                garbage.update(f"frame of {thing.f_code.co_filename.rpartition('site-packages/')[2]}:"
+                               f"{thing.f_code.co_name}" for thing in gc.garbage if isinstance(thing, FrameType))
+                gc.garbage.clear()
             took = time.perf_counter() - in_gc[1]
             in_gc[0] += took
             by_generation[info["generation"]][0] += 1
@@ -219,6 +235,12 @@ def crawl(mode: str, proxy: str, paths: list[list[str]], origins: int, concurren
     process.start()
     elapsed, cpu = time.perf_counter() - started[0], time.process_time() - started[1]
     gc.callbacks.remove(timed_gc)
+    if gc_types:
+        per = max(counted[1], 1)
+        rows = "".join(f"{count / per:11.1f} {kind}\n" for kind, count in garbage.most_common())
+        Path(gc_types).with_stem(f"{Path(gc_types).stem}-garbage").write_text(
+            f"unreachable objects per counted full collection ({counted[1]} of {counted[0]}), by type and by the "
+            f"function of a frame\n{rows}")
     if profiler is not None:
         profiler.disable()
         write_profile(profiler, Path(profile), f"{mode}: {origins:,} origins x {pages} page(s)")
@@ -294,7 +316,9 @@ def main() -> None:
                              "best round")
     parser.add_argument("--gc-types", metavar="DIR", default="",
                         help="per crawl, the objects the garbage collector tracks when the crawl goes idle, counted "
-                             "per type, to DIR/<mode>-<round>.txt (what each full collection walks; compare modes)")
+                             "per type, to DIR/<mode>-<round>.txt (what each full collection walks; compare modes), "
+                             "and what every other full collection finds unreachable, per type and per frame's "
+                             "function, to DIR/<mode>-<round>-garbage.txt (kept to be counted: slows the crawl)")
     parser.add_argument("--profile", metavar="DIR", default="",
                         help="run each crawl under cProfile; its per-function tables go to DIR/<mode>.txt "
                              "(the raw profile to DIR/<mode>.prof)")
