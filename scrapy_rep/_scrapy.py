@@ -35,6 +35,8 @@ Version-dependent public APIs, each with what older versions offer instead:
 - ``ExecutionEngine.download_async`` (2.14+); before: ``ExecutionEngine.download`` returning a Deferred.
 - ``BaseSettings.get_component_priority_dict_with_base`` (2.15+); before: ``getwithbase``.
 - ``scrapy.signals.robots_parsed`` (2.18+); before: scrapy-rep's own signal object, ``scrapy_rep.robots_parsed``.
+- ``SignalManager.send_catch_log_async`` (2.14+); before: ``send_catch_log_deferred`` (coroutine handlers awaited by
+  both).
 - ``AsyncCrawlerRunner`` (2.14+) and ``Crawler.crawl_async`` (2.14+); before: ``CrawlerRunner`` and
   ``Crawler.crawl`` returning Deferreds.
 - ``scrapy.utils.asyncio.is_asyncio_available`` (2.14+); before: ``scrapy.utils.reactor.is_asyncio_reactor_installed``
@@ -86,6 +88,17 @@ def has_receivers(crawler: Crawler, signal: object) -> bool:
     if sender is None:
         return True
     return any(True for _ in dispatcher.liveReceivers(dispatcher.getAllReceivers(sender, signal)))
+
+
+async def send_signal(crawler: Crawler, signal: object, **kwargs: Any) -> None:
+    """Send ``signal`` as Scrapy sends its asynchronous signals (coroutine and Deferred handlers awaited, a handler's
+    exception logged, never raised): ``SignalManager.send_catch_log_async`` (2.14+), before it
+    ``send_catch_log_deferred``."""
+    send_async = getattr(crawler.signals, "send_catch_log_async", None)
+    if send_async is not None:
+        await send_async(signal=signal, **kwargs)
+    else:
+        await maybe_deferred_to_future(crawler.signals.send_catch_log_deferred(signal=signal, **kwargs))
 
 
 def asyncio_available() -> bool:

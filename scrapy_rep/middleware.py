@@ -160,7 +160,7 @@ class RobotsMiddleware:
         if not parked:
             self.places.lent(state.origin)  # a fetch of the origin waiting for room takes this request's place
         if fetch is not None:  # after parking: the fetch takes the downloader place the request left (places.py)
-            self._start_fetch(state, origin, fetch)
+            self._start_fetch(state, origin, fetch, request)
         result = await self.waiting.outcome(state, request, waiter, parked)
         if result is None:
             return None  # dry run: sent undecided at REP_HOLD_TIMEOUT (dry_run.py)
@@ -225,19 +225,22 @@ class RobotsMiddleware:
 
     # -- an origin's path ----------------------------------------------------------------------------------------
 
-    def _start_fetch(self, state: OriginState, origin: Origin, event: Event) -> None:
+    def _start_fetch(self, state: OriginState, origin: Origin, event: Event, trigger: Request) -> None:
+        """``trigger``: the request that started the fetch (the first waiting one, or the one that found the entry
+        stale), kept for the retries of a failing robots.txt; ``robots_parsed`` names it."""
         state.handle(event)
-        deferred_from_coro(self._refresh(state, origin))
+        deferred_from_coro(self._refresh(state, origin, trigger))
 
-    def _retry_due(self, state: OriginState, origin: Origin) -> None:
+    def _retry_due(self, state: OriginState, origin: Origin, trigger: Request) -> None:
         state.retry_call = None
         if not self._closed:  # else the crawl has closed: no more fetches
-            self._start_fetch(state, origin, Event.RETRY_DUE)
+            self._start_fetch(state, origin, Event.RETRY_DUE, trigger)
 
-    async def _refresh(self, state: OriginState, origin: Origin) -> None:
+    async def _refresh(self, state: OriginState, origin: Origin, trigger: Request) -> None:
         """Get a current entry and adopt it (SPEC 2.1, 3.2), in a downloader place from the store read to the
         download (places.py). Never raises: an unexpected exception at any step is an internal error, which the
-        origin's machine goes through like a network error (SPEC 2.2)."""
+        origin's machine goes through like a network error (SPEC 2.2). A new body's ``robots_parsed`` handlers run
+        before the origin's waiting requests are decided, as with Scrapy's built-in (announce.py)."""
         try:
             if not await self.places.take(origin.key, origin.robots_url):
                 return  # closing
@@ -261,22 +264,25 @@ class RobotsMiddleware:
                 robots = parse(body, max_bytes=self.config.max_size)
                 rules = robots.compact(self.config.user_agents)
                 step = "adopt"
-                announce(self.crawler, self.internals, self.config, self.stats, origin, robots)
                 self._soft404.check(entry, body, robots, kept_response(state), self.crawler.spider)
+                await announce(self.crawler, self.internals, self.config, self.stats, origin, robots, trigger)
+                if self._closed:
+                    return  # the crawl closed while the signal's handlers ran
             step = "adopt"
             self._outcome_log.outcome(state.origin, entry, self.crawler.spider, source, fetched)
         except Exception as exc:
             entry = self._internal_errors.entry_after(state, step, exc, self.crawler.spider)
             rules = state.rules if has_copy(entry) else None
-        self._adopt(state, origin, entry, rules)
+        self._adopt(state, origin, entry, rules, trigger)
 
-    def _adopt(self, state: OriginState, origin: Origin, entry: Entry, rules: AgentRules | None) -> None:
+    def _adopt(self, state: OriginState, origin: Origin, entry: Entry, rules: AgentRules | None,
+               trigger: Request) -> None:
         """Make ``entry`` the origin's: move the machine, then release or keep holding its waiters."""
         state.entry, state.rules = entry, rules
         if should_hold(entry):
             state.handle(Event.FETCH_FAILED)
             delay = max(entry.expires_at - self.clock.seconds(), 0.0)
-            state.retry_call = self.clock.callLater(delay, self._retry_due, state, origin)
+            state.retry_call = self.clock.callLater(delay, self._retry_due, state, origin, trigger)
             if not self._dry_run.releases_failing(state, self.crawler.spider):  # a dry run releases its waiters
                 self.waiting.still_held(state)
                 return

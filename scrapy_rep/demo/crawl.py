@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import urljoin
 
 from scrapy import Request, Spider, signals
 from scrapy.settings import Settings
@@ -77,8 +78,9 @@ async def crawl(site: DemoSite, label: str, spider: str, urls: list[str], overri
         result.items.append(dict(item))
 
     def note_sitemaps(robotparser: Any, request: Request) -> None:
+        # ``request``: the page whose request triggered the download (scrapy-rep and Scrapy's built-in alike)
         if sitemaps := list(getattr(robotparser, "sitemaps", [])):  # scrapy-rep's parser has them; Protego's not
-            result.sitemaps[request.url] = sitemaps
+            result.sitemaps[urljoin(request.url, "/robots.txt")] = sitemaps
 
     crawler.signals.connect(collect, signal=signals.item_scraped)
     crawler.signals.connect(note_sitemaps, signal=robots_parsed)

@@ -237,7 +237,7 @@ async def test_robots_parsed_signal_and_sitemaps(sites: Any) -> None:
 
     await crawl([site.url("/a")], on_crawler=hook)
     [(parser, url)] = got
-    assert isinstance(parser, RobotParser) and url == site.url("/robots.txt")
+    assert isinstance(parser, RobotParser) and url == site.url("/a")  # the request that triggered the download
     assert not parser.allowed(site.url("/x"), "AnyBot/1.0") and parser.allowed(site.url("/y"), b"AnyBot")
     assert parser.crawl_delay("AnyBot") == 3.0 and parser.sitemaps == ["https://example.com/s.xml"]
     assert middleware(box[0]).sitemaps(site.url("/anything")) == ["https://example.com/s.xml"]

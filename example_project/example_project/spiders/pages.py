@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import urljoin, urlsplit
 
 import scrapy
 from scrapy.crawler import Crawler
@@ -34,12 +34,14 @@ class PageSpider(scrapy.Spider):
         crawler.signals.connect(spider.robots_parsed, signal=robots_parsed)
         return spider
 
-    def robots_parsed(self, robotparser: Any, request: scrapy.Request) -> None:
-        """Sent once per parsed robots.txt (by scrapy-rep as by Scrapy's built-in): note the file's sitemaps."""
+    async def robots_parsed(self, robotparser: Any, request: scrapy.Request) -> None:
+        """Sent once per parsed robots.txt (by scrapy-rep as by Scrapy's built-in), with the request that triggered
+        its download, and awaited before that origin's waiting requests go on: note the file's sitemaps."""
         sitemaps = list(getattr(robotparser, "sitemaps", []))  # scrapy-rep's parser has them; Scrapy's do not
         if sitemaps:
-            self.sitemaps[request.url] = sitemaps
-            self.logger.info("%s lists the sitemaps %s", request.url, sitemaps)
+            robots_url = urljoin(request.url, "/robots.txt")
+            self.sitemaps[robots_url] = sitemaps
+            self.logger.info("%s (for %s) lists the sitemaps %s", robots_url, request.url, sitemaps)
 
     async def start(self) -> AsyncIterator[scrapy.Request]:
         for url in self.start_urls:
