@@ -28,6 +28,9 @@ redis's); its class's module                         PARKED's default for a shar
 ``SignalManager.sender`` (the sender Scrapy's        ``robots_parsed`` is built and sent only    it is always built
 ``send_catch_log`` sends as; looked up with          when something receives it (a broad crawl   and sent (no warning:
 PyDispatcher's public ``getAllReceivers``)           parses thousands of files)                  nothing is lost)
+``Headers`` as a dict keyed by ``Headers.normkey``   a request's own User-Agent read in ~0.1 µs  ``Headers.get`` (same
+(``user_agent_header``)                              (every request, when the crawl decides per  answer, ~1.7 µs)
+                                                     request)
 ===================================================  ==========================================  =====================
 
 Version-dependent public APIs, each with what older versions offer instead:
@@ -56,6 +59,7 @@ from pydispatch import dispatcher  # type: ignore[import-untyped]  # Scrapy's ow
 from scrapy import signals
 from scrapy.core.engine import ExecutionEngine
 from scrapy.downloadermiddlewares import httpcompression
+from scrapy.http import Headers
 from scrapy.utils.conf import build_component_list
 from scrapy.utils.defer import maybe_deferred_to_future
 from scrapy.utils.misc import load_object
@@ -99,6 +103,22 @@ async def send_signal(crawler: Crawler, signal: object, **kwargs: Any) -> None:
         await send_async(signal=signal, **kwargs)
     else:
         await maybe_deferred_to_future(crawler.signals.send_catch_log_deferred(signal=signal, **kwargs))
+
+
+#: How ``Headers`` keys the User-Agent header in its dict (``Headers.normkey``): read once, at import.
+_USER_AGENT_KEY = Headers().normkey(b"User-Agent")
+
+
+def user_agent_header(request: Request) -> bytes | None:
+    """The request's own ``User-Agent`` header (its last value), or None. Read from ``Headers``' dict under its
+    normalised key: ~0.1 µs, where ``Headers.get`` normalises the key on every call (~1.7 µs; it runs on every
+    request of a crawl that decides per request, requests/agents.py)."""
+    headers = request.headers
+    if not isinstance(headers, dict):  # not the CaselessDict it has always been: its public get
+        value = headers.get(b"User-Agent")
+        return bytes(value) if value else None
+    values = dict.get(headers, _USER_AGENT_KEY)
+    return bytes(values[-1]) if values else None
 
 
 def asyncio_available() -> bool:

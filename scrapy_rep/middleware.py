@@ -33,6 +33,7 @@ from .reporting.outcome_log import OutcomeLog
 from .reporting.soft404 import Soft404Log
 from .reporting.startup import say_at_start, say_cache_size, say_config_error
 from .reporting.waiting_log import CLOSING, REQUEUE
+from .requests.agents import RequestAgents
 from .requests.clean_param import CleanParams
 from .requests.dry_run import DryRun
 from .requests.parking import AT_CLOSE, RELEASED, mark_scheduled
@@ -89,6 +90,7 @@ class RobotsMiddleware:
         self._internal_errors = InternalErrors(self.stats, config, clock)
         self._soft404 = Soft404Log(self.stats, config.max_size)  # an HTML page served as robots.txt
         self._usage = Usage(config.content_uses, self.stats)  # meta["rep_usage"]; REP_CONTENT_USES enforced
+        self._agents = RequestAgents(config, self.stats)  # a request's own User-Agent token (Scrapy's contract)
         self._clean = CleanParams(crawler, self.stats) if config.clean_param else None  # REP_CLEAN_PARAM
         self._closed = False  # after spider_closed: no more fetches or retries
         crawler.signals.connect(self._spider_opened, signal=signals.spider_opened)
@@ -209,7 +211,12 @@ class RobotsMiddleware:
 
     def _decide(self, request: Request, entry: Entry, rules: AgentRules | None) -> None:
         """Allow (with its usage preferences in ``meta["rep_usage"]``), or forbid: a rule disallows it, or its
-        preferences refuse a use of REP_CONTENT_USES (usage.py)."""
+        preferences refuse a use of REP_CONTENT_USES (usage.py). ``rules`` is the origin's form for the crawl's
+        tokens; a request presenting another User-Agent's token is decided with that token's (agents.py)."""
+        tokens = self._agents.tokens(request)
+        if tokens is not self._agents.default:
+            self.stats.inc_value("rep/user_agent/own_header")
+            rules = self._agents.rules(tokens, entry, rules)
         allowed, preferences = (True, {}) if rules is None else rules.decide(request.url)
         if allowed:
             where = self._usage.refusal(request, preferences)
@@ -221,7 +228,7 @@ class RobotsMiddleware:
             assert rules is not None
             where = rules.explain(request.url).reason  # matcher.cite's words: the rule, and the group it is in
         self._report.forbidden(entry, request, where)
-        self._dry_run.forbid(request, entry, where, self.crawler.spider)  # IgnoreRequest unless a dry run
+        self._dry_run.forbid(request, entry, where, tokens, self.crawler.spider)  # IgnoreRequest unless a dry run
 
     # -- an origin's path ----------------------------------------------------------------------------------------
 

@@ -71,6 +71,12 @@ class Config:
     user_agents: tuple[str, ...]
     #: Where ``user_agents`` came from (``Tokens.source``), for the start-up log line.
     user_agent_source: str = "REP_USER_AGENT"
+    #: Neither REP_USER_AGENT nor ROBOTSTXT_USER_AGENT is set: a request carrying its own ``User-Agent`` header obeys
+    #: that header's product token (Scrapy's ROBOTSTXT_USER_AGENT contract); ``user_agents`` (USER_AGENT's) is the
+    #: token of every other request (requests/agents.py).
+    agent_per_request: bool = False
+    #: USER_AGENT as set (a request whose header is this one obeys ``user_agents``); None when unset.
+    default_user_agent: str | None = None
     cache_ttl: float = DAY
     cache_min_ttl: float = 60.0
     cache_max_ttl: float = 7 * DAY
@@ -126,6 +132,8 @@ class Config:
         config = cls(
             user_agents=tokens.tokens,
             user_agent_source=tokens.source,
+            agent_per_request=not settings.get("REP_USER_AGENT") and not settings.get("ROBOTSTXT_USER_AGENT"),
+            default_user_agent=str(settings["USER_AGENT"]) if settings.get("USER_AGENT") else None,
             cache_ttl=read.seconds("REP_CACHE_TTL", cls.cache_ttl, minimum=0),
             cache_min_ttl=read.seconds("REP_CACHE_MIN_TTL", cls.cache_min_ttl, minimum=0),
             cache_max_ttl=read.seconds("REP_CACHE_MAX_TTL", cls.cache_max_ttl, minimum=0),

@@ -31,6 +31,11 @@ logger = _scrapy.logger  # the documented logger of every middleware line
 _TRACEBACK_LOGGERS = ("asyncio", "twisted")
 
 
+#: Appended to the tokens' line when neither REP_USER_AGENT nor ROBOTSTXT_USER_AGENT is set (requests/agents.py).
+PER_REQUEST = ("; a request with a User-Agent header of its own obeys that header's product token (set REP_USER_AGENT "
+               "or ROBOTSTXT_USER_AGENT for one identity for the whole crawl)")
+
+
 def say_config_error(error: ConfigError) -> None:
     """Log ``error`` as the one CRITICAL line a user needs, and keep the loggers that would repeat it with ~65 lines
     of Scrapy's and our frames from doing so. Only records carrying this very exception (or one raised while
@@ -56,7 +61,8 @@ class _WithoutTracebackOf(logging.Filter):
 
 def say_at_start(config: Config, settings: BaseSettings, store: Store) -> None:
     tokens = Tokens(config.user_agents, config.user_agent_source)
-    logger.log(logging.INFO if tokens.tokens else logging.WARNING, "scrapy-rep: %s", tokens.summary())
+    per_request = PER_REQUEST if config.agent_per_request else ""
+    logger.log(logging.INFO if tokens.tokens else logging.WARNING, "scrapy-rep: %s%s", tokens.summary(), per_request)
     logger.info("scrapy-rep: robots.txt cache: %s", store.where)
     if not config.enforce:
         logger.warning("scrapy-rep: REP_ENFORCE = False: a dry run: requests robots.txt forbids, holds or drops are "

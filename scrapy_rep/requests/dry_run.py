@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from scrapy.exceptions import IgnoreRequest
 
 from ..robots.policy import should_hold
+from .agents import shown
 
 if TYPE_CHECKING:
     from scrapy import Request
@@ -64,22 +65,24 @@ class DryRun:
         if not self.enforce and should_hold(entry):
             self.stats.inc_value("rep/dry_run/would_hold")
 
-    def forbid(self, request: Request, entry: Entry, where: str, spider: Any) -> None:
-        """The DEBUG line naming the rule, then ``IgnoreRequest``; in a dry run the line says so and it goes on.
+    def forbid(self, request: Request, entry: Entry, where: str, tokens: tuple[str, ...], spider: Any) -> None:
+        """The DEBUG line naming the rule and the tokens obeyed, then ``IgnoreRequest``; in a dry run the line says
+        so and it goes on.
 
         ``where`` is the deciding line as ``matcher.cite`` words it (``Verdict.reason``, ``Preference.where``):
         ``Forbidden by robots.txt: <url> (<origin>/robots.txt line 6 (Disallow: /private/) of the 'newbiebot' group
-        (line 5))``; the IgnoreRequest's message is ``Forbidden by robots.txt: <where>`` (the demo report reads it).
+        (line 5); as ['newbiebot'])``; the IgnoreRequest's message is ``Forbidden by robots.txt: <where>`` (the demo
+        report reads it).
         """
         if self.enforce:
             self.stats.inc_value("rep/requests/forbidden")
-            logger.debug("Forbidden by robots.txt: %s (%s/robots.txt %s)", request.url, entry.origin, where,
-                         extra={"spider": spider})
+            logger.debug("Forbidden by robots.txt: %s (%s/robots.txt %s; as %s)", request.url, entry.origin, where,
+                         shown(tokens), extra={"spider": spider})
             raise IgnoreRequest(f"Forbidden by robots.txt: {where}")
         self.stats.inc_value("rep/requests/allowed")
         self.stats.inc_value("rep/dry_run/would_forbid")
-        logger.debug("Forbidden by robots.txt (dry run, sent anyway): %s (%s/robots.txt %s)", request.url,
-                     entry.origin, where, extra={"spider": spider})
+        logger.debug("Forbidden by robots.txt (dry run, sent anyway): %s (%s/robots.txt %s; as %s)", request.url,
+                     entry.origin, where, shown(tokens), extra={"spider": spider})
 
     def sends_after_timeout(self, request: Request, state: OriginState, spider: Any) -> bool:
         """Dry run: a request whose origin's robots.txt did not answer within REP_HOLD_TIMEOUT goes on, undecided."""

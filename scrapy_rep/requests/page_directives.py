@@ -12,9 +12,10 @@ HttpErrorMiddleware, so an error page's directives are read too):
 - items a callback yields from a ``noindex`` response, or one past its ``unavailable_after``, are dropped
   (REP_OBEY_NOINDEX, opt-in), each counted and explained at DEBUG.
 
-Start requests have no response, so they are never affected. Only ``robots`` and the crawl's own product tokens
-(the ones it obeys in robots.txt: REP_USER_AGENT, else USER_AGENT's) address the crawl; other crawlers' names are
-ignored. ``ROBOTSTXT_OBEY = False`` or ``REP_ROBOTS_TAGS = False`` disables the middleware (nothing is read).
+Start requests have no response, so they are never affected. Only ``robots`` and the product tokens the response's
+request obeys robots.txt as (agents.py: the crawl's, REP_USER_AGENT else ROBOTSTXT_USER_AGENT's else USER_AGENT's, or
+with neither of the first two set the request's own User-Agent header's) address the crawl; other crawlers' names
+are ignored. ``ROBOTSTXT_OBEY = False`` or ``REP_ROBOTS_TAGS = False`` disables the middleware (nothing is read).
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from scrapy.spidermiddlewares.base import BaseSpiderMiddleware
 from .._scrapy import logger
 from ..config import Clock, Config
 from ..matcher import RobotsTags, is_unavailable, robots_tags
+from .agents import RequestAgents
 
 if TYPE_CHECKING:
     from scrapy import Request, Spider
@@ -55,7 +57,7 @@ class RobotsTagsMiddleware(BaseSpiderMiddleware):
         super().__init__(crawler)
         assert crawler.stats is not None
         self.stats: StatsCollector = crawler.stats
-        self.tokens = config.user_agents
+        self.agents = RequestAgents(config, self.stats)  # the crawl's tokens, or the request's own User-Agent's
         self.obey_nofollow = config.obey_nofollow
         self.obey_noindex = config.obey_noindex
         self.clock = clock
@@ -80,7 +82,7 @@ class RobotsTagsMiddleware(BaseSpiderMiddleware):
         if response.request is None:
             return  # a response made without a request has no meta to hold them
         body = response.body if isinstance(response, HtmlResponse) else None
-        tags = robots_tags(response.headers.getlist(_HEADER), body, self.tokens)
+        tags = robots_tags(response.headers.getlist(_HEADER), body, self.agents.tokens(response.request))
         response.meta[META_KEY] = tags
         if tags.directives:
             self.stats.inc_value(f"{_PREFIX}/responses")

@@ -9,6 +9,7 @@ import pytest
 import pytest_twisted
 from twisted.internet.task import Clock
 
+from scrapy_rep.reporting.startup import PER_REQUEST
 from tests.crawl import crawl
 from tests.servers import Reply, redirect, robots
 from tests.versions import error_names
@@ -31,7 +32,7 @@ async def test_2xx_rules_are_obeyed_and_forbidden_requests_logged_spec_2_2_8_1(s
     result.assert_accounted()
     forbidden = [r.getMessage() for r in caplog.records if r.getMessage().startswith("Forbidden by robots.txt")]
     assert forbidden == [f"Forbidden by robots.txt: {site.url('/private/x')} ({site.origin()}/robots.txt line 3 "
-                         "(Disallow: /private) of the '*' group (line 2))"]
+                         "(Disallow: /private) of the '*' group (line 2); as ['TestBot'])"]
 
 
 @pytest.mark.parametrize("status", [400, 401, 403, 404, 410])
@@ -176,7 +177,7 @@ async def test_outcome_changes_are_logged_once_per_origin_and_summarised_at_clos
     lines = [r.getMessage() for r in caplog.records if r.name == "scrapy_rep.middleware"]
     assert lines == [
         "scrapy-rep: obeying robots.txt as ['TestBot'] (the product token of USER_AGENT "
-        "'TestBot/1.0 (+https://example.invalid/bot)')",  # once, at start (reporting/startup.py)
+        "'TestBot/1.0 (+https://example.invalid/bot)')" + PER_REQUEST,  # once, at start (reporting/startup.py)
         "scrapy-rep: robots.txt cache: memory (this process only, at most 100,000 origins)",
         f"{site.origin()} robots.txt 503: holding requests, retry in 15 s",  # the second 503 changes nothing
         f"robots.txt: 1 request held for 1 origin; {site.origin()} (1 request, 503, 1 attempt, next retry in 15 s, "

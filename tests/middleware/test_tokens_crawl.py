@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 import pytest_twisted
 
+from scrapy_rep.reporting.startup import PER_REQUEST
 from tests.crawl import crawl
 from tests.servers import robots
 
@@ -32,8 +33,8 @@ async def test_obeyed_as_the_token_inside_compatible_spec_6_4(sites: Any, caplog
         result = await crawl([site.url("/private/x"), site.url("/a")], USER_AGENT=NEWBIE)
     assert result.downloaded == [site.url("/a")]  # the newbiebot group, not * (which allows all)
     assert result.stat("rep/requests/forbidden") == 1
-    assert f"scrapy-rep: obeying robots.txt as ['newbiebot'] (the product token of USER_AGENT {NEWBIE!r})" in lines(
-        caplog, logging.INFO)
+    assert (f"scrapy-rep: obeying robots.txt as ['newbiebot'] (the product token of USER_AGENT {NEWBIE!r})"
+            + PER_REQUEST) in lines(caplog, logging.INFO)
     assert lines(caplog, logging.WARNING) == []
 
 
@@ -48,7 +49,7 @@ async def test_a_browser_user_agent_obeys_the_star_group_and_warns(sites: Any,
     [warning] = lines(caplog, logging.WARNING)
     assert warning == (f"scrapy-rep: obeying robots.txt as [] (only the * groups): no token of its own in USER_AGENT "
                        f"{BROWSER!r}; set REP_USER_AGENT to the crawler's product token (or an ordered list of "
-                       "tokens) to obey the groups that name it")
+                       "tokens) to obey the groups that name it" + PER_REQUEST)
     assert not [line for line in lines(caplog, logging.INFO) if "obeying robots.txt" in line]  # said once
 
 

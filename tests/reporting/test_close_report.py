@@ -150,7 +150,8 @@ async def test_the_group_that_decided_is_named_in_every_line(sites: Any, caplog:
     rule = "line 6 (Disallow: /private/) of the 'newbiebot' group (line 5)"
     assert result.downloaded == [site.url("/a")]
     assert sorted(m for m in messages(caplog, logging.DEBUG) if m.startswith("Forbidden")) == [
-        f"Forbidden by robots.txt: {site.url(p)} ({origin}/robots.txt {rule})" for p in ("/private/x", "/private/y")]
+        f"Forbidden by robots.txt: {site.url(p)} ({origin}/robots.txt {rule}; as ['newbiebot'])"
+        for p in ("/private/x", "/private/y")]
     assert isinstance(result.spider, ReasonSpider)
     assert set(result.spider.reasons.values()) == {f"Forbidden by robots.txt: {rule}"}
     assert close_lines(caplog) == [f"robots.txt forbade 2 requests of 1 origin at close: {origin} 2 ({rule})"]

@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 import pytest_twisted
 
+from scrapy_rep.reporting.startup import PER_REQUEST
 from tests.crawl import crawl
 from tests.reporting.test_waiting_log import messages
 from tests.requests.test_dry_run import DRY_RUN_WARNING
@@ -33,7 +34,7 @@ async def test_memory_cache_is_named_and_not_counted(sites: Any, caplog: pytest.
         await crawl([site.url("/a")], REP_MEMORY_MAX_ORIGINS=500)
     assert cache_lines(caplog) == [
         "scrapy-rep: obeying robots.txt as ['TestBot'] (the product token of USER_AGENT "
-        "'TestBot/1.0 (+https://example.invalid/bot)')",
+        "'TestBot/1.0 (+https://example.invalid/bot)')" + PER_REQUEST,
         CACHE + "memory (this process only, at most 500 origins)",
     ]
     assert not messages(caplog, logging.WARNING)

@@ -43,8 +43,9 @@ async def test_a_forbidden_page_is_downloaded_in_a_dry_run_and_counted_would_for
     forbidden = [m for m in messages(caplog, logging.DEBUG) if m.startswith("Forbidden by robots.txt")]
     marker = " (dry run, sent anyway)" if dry else ""
     rule = "line 2 (Disallow: /) of the '*' group (line 1)"
-    assert sorted(forbidden) == [f"Forbidden by robots.txt{marker}: {site.url(p)} ({origin}/robots.txt {rule})"
-                                 for p in ("/a", "/b")]
+    assert sorted(forbidden) == [
+        f"Forbidden by robots.txt{marker}: {site.url(p)} ({origin}/robots.txt {rule}; as ['TestBot'])"
+        for p in ("/a", "/b")]
     assert sorted(result.downloaded) == ([site.url("/a"), site.url("/b")] if dry else [])
     assert (result.stat("rep/requests/forbidden"), result.stat("rep/requests/allowed"),
             result.stat("rep/dry_run/would_forbid")) == ((0, 2, 2) if dry else (2, 0, 0))

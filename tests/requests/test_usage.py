@@ -74,7 +74,8 @@ async def test_a_refused_declared_use_drops_the_request_like_a_disallowed_one(
     urls = [site.url("/a"), site.url("/ai-ok/b"), site.url("/private/x")]
     result = await crawl(urls, spider=UsageSpider, REP_CONTENT_USES=declared, LOG_LEVEL="DEBUG")
     assert (f"Forbidden by robots.txt: {site.url('/a')} ({site.origin()}/robots.txt line 4 (Content-Usage: "
-            "train-ai=n) of the '*' group (line 1) refuses train-ai)") in [r.getMessage() for r in caplog.records]
+            "train-ai=n) of the '*' group (line 1) refuses train-ai; as ['TestBot'])") in [
+        r.getMessage() for r in caplog.records]
     assert result.downloaded == [site.url("/ai-ok/b")]
     assert sorted(result.failed) == sorted([(site.url("/a"), "IgnoreRequest"), (site.url("/private/x"),
                                                                               "IgnoreRequest")])
