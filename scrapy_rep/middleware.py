@@ -211,12 +211,9 @@ class RobotsMiddleware:
 
     def _decide(self, request: Request, entry: Entry, rules: AgentRules | None) -> None:
         """Allow (with its usage preferences in ``meta["rep_usage"]``), or forbid: a rule disallows it, or its
-        preferences refuse a use of REP_CONTENT_USES (usage.py). ``rules`` is the origin's form for the crawl's
-        tokens; a request presenting another User-Agent's token is decided with that token's (agents.py)."""
-        tokens = self._agents.tokens(request)
-        if tokens is not self._agents.default:
-            self.stats.inc_value("rep/user_agent/own_header")
-            rules = self._agents.rules(tokens, entry, rules)
+        preferences refuse a use of REP_CONTENT_USES (usage.py). ``rules``: the origin's form for the crawl's tokens,
+        replaced by the request's own User-Agent token's form when it has one (agents.py)."""
+        tokens, rules = self._agents.decision_form(request, entry, rules)
         allowed, preferences = (True, {}) if rules is None else rules.decide(request.url)
         if allowed:
             where = self._usage.refusal(request, preferences)
@@ -233,9 +230,7 @@ class RobotsMiddleware:
     # -- an origin's path ----------------------------------------------------------------------------------------
 
     def _start_fetch(self, state: OriginState, origin: Origin, event: Event, trigger: Request) -> None:
-        """``trigger``: the request that started the fetch (the first waiting one, or the one that found the entry
-        stale), kept for the retries of a failing robots.txt; ``robots_parsed`` names it."""
-        state.handle(event)
+        state.handle(event)  # trigger: the request that started the fetch (robots_parsed names it; kept for retries)
         deferred_from_coro(self._refresh(state, origin, trigger))
 
     def _retry_due(self, state: OriginState, origin: Origin, trigger: Request) -> None:
@@ -246,8 +241,7 @@ class RobotsMiddleware:
     async def _refresh(self, state: OriginState, origin: Origin, trigger: Request) -> None:
         """Get a current entry and adopt it (SPEC 2.1, 3.2), in a downloader place from the store read to the
         download (places.py). Never raises: an unexpected exception at any step is an internal error, which the
-        origin's machine goes through like a network error (SPEC 2.2). A new body's ``robots_parsed`` handlers run
-        before the origin's waiting requests are decided, as with Scrapy's built-in (announce.py)."""
+        origin's machine goes through like a network error (SPEC 2.2)."""
         try:
             if not await self.places.take(origin.key, origin.robots_url):
                 return  # closing
@@ -265,8 +259,7 @@ class RobotsMiddleware:
             if entry.outcome is not Outcome.RULES:
                 rules = None
             elif rules is None or state.entry is None or not state.entry.same_body(entry):
-                # A new body: parsed in full once, for the signal and the crawl-delay; the origin keeps only the
-                # decision form for the crawl's tokens (matcher.AgentRules, a few KiB at most on average).
+                # A new body, parsed once (signal, crawl-delay): the origin keeps only its crawl's tokens' form.
                 body = entry.body
                 robots = parse(body, max_bytes=self.config.max_size)
                 rules = robots.compact(self.config.user_agents)
@@ -327,11 +320,9 @@ class RobotsMiddleware:
 
 
 class RobotsStartMiddleware:
-    """The spider middleware (the add-on enables it at ``START_ORDER``, nearest the engine) whose ``process_start``
-    reads the next start request only while the scheduler holds fewer than CONCURRENT_REQUESTS, when robots.txt
-    fetches hold downloader places (``Places.start_room``: otherwise the engine moves every start request into the
-    scheduler while it backs out). Without ``RobotsMiddleware`` (ROBOTSTXT_OBEY = False) the start stream passes as
-    it is."""
+    """The spider middleware (add-on: ``START_ORDER``, nearest the engine): while robots.txt fetches hold downloader
+    places, the next start request is read only when the scheduler holds fewer than CONCURRENT_REQUESTS (otherwise
+    the engine moves every start request into the scheduler as it backs out; ``Places.start_room``)."""
 
     def __init__(self, crawler: Crawler) -> None:
         self.crawler = crawler

@@ -63,6 +63,16 @@ class RequestAgents:
             return self.default
         return _tokens_of(header)
 
+    def decision_form(self, request: Request, entry: Entry,
+                      rules: AgentRules | None) -> tuple[tuple[str, ...], AgentRules | None]:
+        """(the tokens ``request`` obeys, ``entry``'s decision form for them), from ``rules``, the origin's form for
+        the crawl's tokens; a request with a header of its own counted under ``rep/user_agent/own_header``."""
+        tokens = self.tokens(request)
+        if tokens is self.default:
+            return tokens, rules
+        self.stats.inc_value("rep/user_agent/own_header")
+        return tokens, self.rules(tokens, entry, rules)
+
     def rules(self, tokens: tuple[str, ...], entry: Entry, rules: AgentRules | None) -> AgentRules | None:
         """The decision form of ``entry`` for ``tokens``: ``rules`` (the origin's, for the crawl's tokens) when they
         are the crawl's or the entry has no rules; else the kept form, made from the entry's body when missing or
