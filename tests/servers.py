@@ -101,6 +101,8 @@ class Site(resource.Resource):
     gets a 404 unless ``robots_default`` is given."""
 
     isLeaf = True
+    #: The scheme of ``origin()`` and ``url()`` (``tests.tls.TLSSite``: https).
+    scheme = "http"
 
     def __init__(self, default: Reply | None = None, robots_default: Reply | None = None) -> None:
         super().__init__()
@@ -119,10 +121,17 @@ class Site(resource.Resource):
         self.routes[path] = list(replies)
         return self
 
-    def start(self) -> Site:
-        self.port = reactor.listenTCP(0, server.Site(self), interface="127.0.0.1")  # type: ignore[attr-defined]
+    def start(self, port: int = 0) -> Site:
+        """Listen on 127.0.0.1:``port`` (0: a free port; a fixed one raises CannotListenError when taken)."""
+        self.port = self._listen(port)
         self._port_number = int(self.port.getHost().port)
         return self
+
+    def _listen(self, port: int) -> IListeningPort:
+        """Plain HTTP; ``tests.tls.TLSSite`` listens with TLS."""
+        listening: IListeningPort = reactor.listenTCP(  # type: ignore[attr-defined]
+            port, server.Site(self), interface="127.0.0.1")
+        return listening
 
     async def stop(self) -> None:
         if self.port is not None:
@@ -136,8 +145,8 @@ class Site(resource.Resource):
         assert self._port_number, "start() the site first"
         return self._port_number
 
-    def origin(self, host: str = "127.0.0.1", scheme: str = "http") -> str:
-        return f"{scheme}://{host}:{self.port_number}"
+    def origin(self, host: str = "127.0.0.1", scheme: str | None = None) -> str:
+        return f"{scheme or self.scheme}://{host}:{self.port_number}"
 
     def url(self, path: str, host: str = "127.0.0.1") -> str:
         return f"{self.origin(host)}{path}"
