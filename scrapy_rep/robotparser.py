@@ -3,14 +3,20 @@
 With ``ROBOTSTXT_PARSER = "scrapy_rep.RobotParser"`` Scrapy's built-in RobotsTxtMiddleware decides with Google's
 matching (SPEC 4-7) but keeps its own fetch semantics. ``RobotsMiddleware`` sends instances of it with Scrapy's
 ``robots_parsed`` signal, so handlers get ``allowed``, ``crawl_delay`` and ``sitemaps``.
+
+Google's matcher compares rules with a URL its caller has already percent-encoded; here this parser is that caller:
+``allowed`` takes any URL (an IRI such as ``/wiki/Käyttäjä:`` too) and decides on it as Scrapy's ``Request`` sends
+it.
 """
 
 from __future__ import annotations
 
 import functools
+import re
 from typing import TYPE_CHECKING
 
 from scrapy.robotstxt import RobotParser as ScrapyRobotParser
+from w3lib.url import safe_url_string
 
 from .matcher import Robots, extract_user_agent, parse
 
@@ -21,7 +27,14 @@ if TYPE_CHECKING:
 
 class RobotParser(ScrapyRobotParser):
     """A parsed robots.txt answering for any user agent; a full User-Agent string counts by its product token
-    (SPEC 6.4)."""
+    (SPEC 6.4).
+
+    ``allowed`` decides on the URL as Scrapy's ``Request`` makes it (w3lib's ``safe_url_string``: non-ASCII
+    characters as UTF-8 ``%XX``, ``|``, ``^``, spaces and the like escaped, existing ``%xx`` escapes kept as
+    written, the host in IDNA), so a raw ``/wiki/Käyttäjä:`` is forbidden by ``Disallow: /wiki/Käyttäjä:`` and by
+    ``Disallow: /wiki/K%C3%A4ytt%C3%A4j%C3%A4:`` alike. ``self.robots`` (the matcher) does not encode: called
+    directly, it takes a URL already percent-encoded, as Google's matcher does.
+    """
 
     def __init__(self, robots: Robots) -> None:
         self.robots = robots
@@ -31,7 +44,13 @@ class RobotParser(ScrapyRobotParser):
         return cls(parse(robotstxt_body))
 
     def allowed(self, url: str | bytes, user_agent: str | bytes) -> bool:
-        return self.robots.allowed(_text(url), _token(user_agent))
+        """Whether ``user_agent`` may fetch ``url`` as Scrapy's ``Request`` would send it (see the class); bytes
+        are read as UTF-8, an invalid byte as its ``%XX``. Never raises for a malformed URL: one that
+        ``safe_url_string`` refuses (a lone surrogate, a port out of range; ``Request`` refuses it too) is decided
+        as given."""
+        if type(url) is not str or _sent_as_is(url) is None:
+            url = _as_sent(url)
+        return self.robots.allowed(url, _token(user_agent))
 
     def crawl_delay(self, user_agent: str | bytes) -> float | None:
         return self.robots.crawl_delay(_token(user_agent))
@@ -40,6 +59,32 @@ class RobotParser(ScrapyRobotParser):
     def sitemaps(self) -> list[str]:
         """SPEC 5.5: the file's sitemap URLs, as written."""
         return list(self.robots.sitemaps)
+
+
+# The characters that w3lib's safe_url_string leaves as they are in a path and a query (RFC 3986's unreserved and
+# reserved characters less "[", "]" and "'", and "%", which it never re-escapes). A path, or a URL of the common
+# shape scheme://authority/path, made only of them keeps its path and query, hence its decision, once made safe (only
+# its scheme's or host's case, its port's spelling or its fragment can change; a property test checks it), given:
+# a first "?" that starts a non-empty query (safe_url_string drops an empty one: "/a?" becomes "/a"); no ";" in the
+# authority (the matcher's path would start there, in a host safe_url_string lower-cases); a path not starting with
+# "//" (a host, then). Such a URL, the common case, is decided as given: a regex match, not a call that costs several
+# times the decision itself.
+_SAFE = r"A-Za-z0-9\-._~:/@!$&()*+,;=%"  # and "?", "#": placed by the pattern
+_PATH = rf"/[{_SAFE}#]*(?:\?[{_SAFE}?][{_SAFE}?#]*)?"
+_sent_as_is = re.compile(rf"[A-Za-z][A-Za-z0-9+.\-]*://[A-Za-z0-9\-._~:@!$&()*+,=%]*(?:{_PATH})?|(?!//){_PATH}").fullmatch
+
+
+def _as_sent(url: str | bytes) -> str:
+    """``url`` percent-encoded as Scrapy's ``Request`` encodes it (``safe_url_string``, UTF-8), or as given when
+    that would not change its path nor query, or when ``safe_url_string`` refuses it."""
+    if isinstance(url, bytes) and url.isascii():
+        url = url.decode("ascii")
+    if isinstance(url, str) and _sent_as_is(url) is not None:
+        return url
+    try:
+        return safe_url_string(url)  # bytes: UTF-8, an invalid byte percent-encoded as itself
+    except (ValueError, UnicodeError):  # a port out of range, a bad IPv6 literal; a lone surrogate
+        return _text(url)
 
 
 def _text(value: str | bytes) -> str:

@@ -67,7 +67,13 @@ class Robots:
         self._agent_groups: dict[UserAgent, AgentGroup | None] = {}
 
     def allowed(self, url: str, user_agent: UserAgent) -> bool:
-        """Whether ``user_agent`` may fetch ``url`` (a full URL or a path; SPEC 7)."""
+        """Whether ``user_agent`` may fetch ``url`` (a full URL or a path; SPEC 7).
+
+        ``url`` must be percent-encoded already, as Google's matcher expects of its caller: it is compared as given
+        (the rules' patterns are encoded when parsed), so a raw ``/wiki/Käyttäjä:`` does not match
+        ``Disallow: /wiki/Käyttäjä:``. Scrapy's ``Request.url`` is encoded; for any other URL use
+        ``scrapy_rep.RobotParser``, which encodes it as ``Request`` does.
+        """
         try:
             index = self._indexes[user_agent]
         except (KeyError, TypeError):  # TypeError: an unhashable sequence of tokens
