@@ -147,10 +147,21 @@ async def download(engine: ExecutionEngine, request: Request) -> Response:
 
 def enabled_downloader_middlewares(settings: BaseSettings) -> list[Any]:
     """The classes of the enabled downloader middlewares, in order (DOWNLOADER_MIDDLEWARES over its _BASE)."""
+    return _enabled_components(settings, "DOWNLOADER_MIDDLEWARES")
+
+
+def enabled_spider_middlewares(settings: BaseSettings) -> list[Any]:
+    """The classes of the enabled spider middlewares, in order (SPIDER_MIDDLEWARES over its _BASE)."""
+    return _enabled_components(settings, "SPIDER_MIDDLEWARES")
+
+
+def _enabled_components(settings: BaseSettings, name: str) -> list[Any]:
+    """The classes a component setting enables, as Scrapy builds them: ``name`` over ``name``_BASE
+    (``get_component_priority_dict_with_base``, 2.15+; before, ``getwithbase``), a None removing one, by order."""
     with_base: Callable[[str], BaseSettings] = getattr(
         settings, "get_component_priority_dict_with_base", settings.getwithbase
     )
-    return [load_object(path) for path in build_component_list(with_base("DOWNLOADER_MIDDLEWARES"))]
+    return [load_object(path) for path in build_component_list(with_base(name))]
 
 
 def new_runner(settings: Settings) -> Any:

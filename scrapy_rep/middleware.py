@@ -104,6 +104,8 @@ class RobotsMiddleware:
         try:
             config = Config.from_settings(crawler.settings)
             check_middlewares(crawler.settings)
+            from .requests.page_directives import check_spider_middlewares
+            check_spider_middlewares(crawler.settings, config, RobotsStartMiddleware)
             clock = config.clock or _reactor()
             store = open_crawler_store(config, clock)  # Redis: the asyncio reactor, one PING (stores/startup.py)
         except ConfigError as exc:

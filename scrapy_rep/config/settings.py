@@ -31,7 +31,7 @@ STORE_SCHEMES = ("memory", "sqlite", "redis", "rediss")
 RFC_MIN_MAX_SIZE = 500 * 1024
 _USE_NAME = re.compile(r"[a-z0-9][a-z0-9-]*")
 
-#: Every ``REP_*`` setting scrapy-rep reads; any other ``REP_*`` name is reported at start-up (``unknown_settings``).
+#: Every ``REP_*`` setting scrapy-rep reads; any other ``REP_*`` name stops the crawl (``check_known_settings``).
 SETTINGS = (
     "REP_USER_AGENT", "REP_CACHE_TTL", "REP_CACHE_MIN_TTL", "REP_CACHE_MAX_TTL", "REP_MAX_SIZE",
     "REP_ALLOW_SMALL_MAX_SIZE", "REP_MAX_REDIRECTS", "REP_ERROR_RETRY_DELAY", "REP_ERROR_RETRY_MAX_DELAY",
@@ -127,6 +127,7 @@ class Config:
         """Read and validate; raises ``NotConfigured`` only when ``ROBOTSTXT_OBEY`` is false."""
         if not settings.getbool("ROBOTSTXT_OBEY"):
             raise NotConfigured("ROBOTSTXT_OBEY is False")
+        check_known_settings(settings)
         read = _Reader(settings)
         tokens = _tokens(settings)
         config = cls(
@@ -274,10 +275,19 @@ def _content_uses(value: Any) -> tuple[str, ...]:
 
 
 def unknown_settings(settings: BaseSettings) -> list[tuple[str, str | None]]:
-    """The ``REP_*`` names set in ``settings`` that scrapy-rep does not read (a misspelling is otherwise silently
-    ignored), each with the closest known name or None, in name order."""
+    """The ``REP_*`` names set that scrapy-rep does not read, in name order, each with the closest known one or None."""
     unknown = sorted(name for name in settings if name.startswith("REP_") and name not in SETTINGS)
     return [(name, next(iter(difflib.get_close_matches(name, SETTINGS, n=1)), None)) for name in unknown]
+
+
+def check_known_settings(settings: BaseSettings) -> None:
+    """Every unknown ``REP_*`` name, in one ``ConfigError``: never ignored, as it may be meant to restrict the crawl."""
+    named = [(name, redact(value) if isinstance(value := settings.get(name), str) else value,  # no password shown
+              f" (did you mean {known}?)" if known else "") for name, known in unknown_settings(settings)]
+    if named:
+        also = "".join(f"; {name}={value!r} is unknown too{hint}" for name, value, hint in named[1:])
+        raise ConfigError(named[0][0], named[0][1], f"unknown setting{named[0][2]}{also}; an unknown setting is "
+                          "refused, not ignored, because it may have been meant to restrict the crawl")
 
 
 def _clock(value: Any) -> Clock | None:

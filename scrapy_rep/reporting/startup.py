@@ -1,8 +1,8 @@
 """What the crawl is told once when it starts (SPEC 6.4, 8.4), in one block: which product tokens robots.txt is
 obeyed as (a WARNING when none: only the ``*`` groups apply), which cache holds the robots.txt outcomes (its kind and
-file or server), a WARNING when REP_ENFORCE = False (a forgotten dry run crawls what robots.txt forbids), a memory
-store under a fleet's shared queue, and every ``REP_*`` name scrapy-rep does not know (with the nearest known one).
-Once the spider is open, how many origins a persistent cache already holds. A configuration error is one CRITICAL
+file or server), a WARNING when REP_ENFORCE = False (a forgotten dry run crawls what robots.txt forbids) and one for
+a memory store under a fleet's shared queue. Once the spider is open, how many origins a persistent cache already
+holds. A configuration error (an unknown ``REP_*`` name among them: ``config.check_known_settings``) is one CRITICAL
 line, its traceback not repeated by asyncio or Twisted (issue 25)."""
 
 from __future__ import annotations
@@ -11,7 +11,6 @@ import logging
 from typing import TYPE_CHECKING, Any
 
 from .. import _scrapy
-from ..config import unknown_settings
 from ..config.tokens import Tokens
 from ..stores import MemoryStore
 from .outcome_log import plural
@@ -73,9 +72,6 @@ def say_at_start(config: Config, settings: BaseSettings, store: Store) -> None:
             "scrapy-rep: SCHEDULER is scrapy-redis's (a fleet's shared queue) but REP_STORE is 'memory': every worker "
             "downloads each robots.txt itself; REP_STORE = 'redis' shares one copy and one fetch per origin across "
             "the fleet (README, Running a fleet)")
-    for name, known in unknown_settings(settings):
-        hint = f" (did you mean {known}?)" if known else ""
-        logger.warning("scrapy-rep: unknown setting %s%s: ignored", name, hint)
 
 
 async def say_cache_size(store: Store, spider: Any) -> None:

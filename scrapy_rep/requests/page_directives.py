@@ -12,6 +12,9 @@ HttpErrorMiddleware, so an error page's directives are read too):
 - items a callback yields from a ``noindex`` response, or one past its ``unavailable_after``, are dropped
   (REP_OBEY_NOINDEX, opt-in), each counted and explained at DEBUG.
 
+With ``RobotsMiddleware`` enabled, the crawl does not start when the settings ask for page-level obedience but
+SPIDER_MIDDLEWARES does not enable this middleware (``check_spider_middlewares``).
+
 Start requests have no response, so they are never affected. Only ``robots`` and the product tokens the response's
 request obeys robots.txt as (agents.py: the crawl's, REP_USER_AGENT else ROBOTSTXT_USER_AGENT's else USER_AGENT's, or
 with neither of the first two set the request's own User-Agent header's) address the crawl; other crawlers' names
@@ -29,8 +32,8 @@ from scrapy.exceptions import NotConfigured
 from scrapy.http import HtmlResponse
 from scrapy.spidermiddlewares.base import BaseSpiderMiddleware
 
-from .._scrapy import logger
-from ..config import Clock, Config
+from .._scrapy import enabled_spider_middlewares, logger
+from ..config import Clock, Config, ConfigError
 from ..matcher import RobotsTags, is_unavailable, robots_tags
 from .agents import RequestAgents
 
@@ -38,6 +41,7 @@ if TYPE_CHECKING:
     from scrapy import Request, Spider
     from scrapy.crawler import Crawler
     from scrapy.http import Response
+    from scrapy.settings import BaseSettings
     from scrapy.statscollectors import StatsCollector
     from typing_extensions import Self
 
@@ -45,6 +49,8 @@ if TYPE_CHECKING:
 META_KEY = "rep_robots_tags"
 #: Where the add-on enables the middleware in SPIDER_MIDDLEWARES: before HttpErrorMiddleware (50).
 SPIDER_ORDER = 45
+#: Where the add-on enables RobotsStartMiddleware (addon.START_ORDER, a room above), for the start-up warning.
+_START_ORDER = 10
 _HEADER = b"X-Robots-Tag"
 _PREFIX = "rep/robots_tags"
 
@@ -137,3 +143,27 @@ def _tags_of(response: Response | None) -> RobotsTags | None:
         return None
     tags = response.meta.get(META_KEY)
     return tags if isinstance(tags, RobotsTags) else None
+
+
+def check_spider_middlewares(settings: BaseSettings, config: Config, start_middleware: type) -> None:
+    """Called where ``RobotsMiddleware`` starts. A ``ConfigError`` naming SPIDER_MIDDLEWARES when page-level
+    obedience is asked for (REP_ROBOTS_TAGS with REP_OBEY_NOFOLLOW or REP_OBEY_NOINDEX) and ``RobotsTagsMiddleware``
+    is not enabled: nothing would obey it, silently. One WARNING when ``start_middleware`` (``RobotsStartMiddleware``,
+    passed in: it lives in a room above) is not enabled: start requests are not paced, no obedience is lost."""
+    enabled = enabled_spider_middlewares(settings)
+    obeyed = [why for on, why in ((config.obey_nofollow, "REP_OBEY_NOFOLLOW: the links of nofollow pages followed"),
+                                  (config.obey_noindex, "REP_OBEY_NOINDEX: the items of noindex pages kept")) if on]
+    if config.robots_tags and obeyed and RobotsTagsMiddleware not in enabled:
+        raise ConfigError(
+            "SPIDER_MIDDLEWARES", settings.getdict("SPIDER_MIDDLEWARES"),
+            f"scrapy_rep.RobotsTagsMiddleware is not enabled, so page-level directives would silently go unobeyed "
+            f"({'; '.join(obeyed)}); enable it with 'scrapy_rep.RobotsTagsMiddleware': {SPIDER_ORDER} in "
+            "SPIDER_MIDDLEWARES, or use ADDONS = {'scrapy_rep.Addon': 0}; to crawl without page-level obedience set "
+            "REP_ROBOTS_TAGS = False (or REP_OBEY_NOFOLLOW and REP_OBEY_NOINDEX to False)",
+        )
+    if start_middleware not in enabled:
+        logger.warning("scrapy-rep: SPIDER_MIDDLEWARES does not enable scrapy_rep.RobotsStartMiddleware: start "
+                       "requests are not held while robots.txt fetches fill the downloader, so Scrapy's engine may "
+                       "move them all into the scheduler (nothing robots.txt forbids is let through); enable it with "
+                       "'scrapy_rep.RobotsStartMiddleware': %d in SPIDER_MIDDLEWARES, or use ADDONS = "
+                       "{'scrapy_rep.Addon': 0}", _START_ORDER)

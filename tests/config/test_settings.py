@@ -11,7 +11,9 @@ from scrapy.exceptions import NotConfigured
 from scrapy.settings import Settings
 from twisted.internet.task import Clock
 
+from scrapy_rep import RobotsStartMiddleware
 from scrapy_rep.config import DAY, SETTINGS, Config, ConfigError, unknown_settings
+from scrapy_rep.requests.page_directives import check_spider_middlewares
 from scrapy_rep.robots.body import check_middlewares
 from scrapy_rep.stores import InvalidStoreURI, RedisTarget, validate_store_uri
 
@@ -122,6 +124,7 @@ def test_max_size_is_at_least_500_kib_unless_acknowledged_spec_4_4(max_size: int
 _EXPECTED_STORE = ("expected 'memory', 'sqlite:///relative.db', 'sqlite:////absolute/path.db' or "
                    "'redis://host:port/db'")
 _BUILTIN = "scrapy.downloadermiddlewares.robotstxt.RobotsTxtMiddleware"
+_REFUSED = "an unknown setting is refused, not ignored, because it may have been meant to restrict the crawl"
 
 #: Every ConfigError raise site (config.py, tokens.py via config, stores/__init__.py via config, body.py) and the
 #: exact message it gives: the setting and its value once, as set, then what to change.
@@ -208,6 +211,12 @@ MESSAGES: list[tuple[dict[str, Any], str]] = [
      "REP_OBEY_NOFOLLOW='True': needs REP_ROBOTS_TAGS = True (page-level directives are not read with "
      "REP_ROBOTS_TAGS = False)"),
     ({"REP_CLEAN_PARAM": "maybe"}, "REP_CLEAN_PARAM='maybe': expected True or False"),
+    # A misspelt name is refused, not ignored: it may have been meant to restrict the crawl.
+    ({"REP_CONTENT_USE": "train-ai"},
+     f"REP_CONTENT_USE='train-ai': unknown setting (did you mean REP_CONTENT_USES?); {_REFUSED}"),
+    ({"REP_XYZZY": 1, "REP_HOLD_TIMOUT": 5, "REP_STOR": "redis://:secret@cache/0", "REP_MAX_SIZE": "lots"},
+     "REP_HOLD_TIMOUT=5: unknown setting (did you mean REP_HOLD_TIMEOUT?); REP_STOR='redis://:***@cache/0' is "
+     f"unknown too (did you mean REP_STORE?); REP_XYZZY=1 is unknown too; {_REFUSED}"),  # before any bad value
 ]
 
 
@@ -315,19 +324,42 @@ def test_middleware_messages_show_the_setting_as_set(middlewares: dict[str, Any]
     assert occurrences("DOWNLOADER_MIDDLEWARES", str(raised.value)) == 1
 
 
+@pytest.mark.parametrize(
+    ("settings", "unobeyed"),
+    [
+        ({}, "REP_OBEY_NOFOLLOW: the links of nofollow pages followed"),
+        ({"REP_OBEY_NOINDEX": True}, "REP_OBEY_NOFOLLOW: the links of nofollow pages followed; REP_OBEY_NOINDEX: the "
+         "items of noindex pages kept"),
+        ({"REP_OBEY_NOFOLLOW": False, "REP_OBEY_NOINDEX": True}, "REP_OBEY_NOINDEX: the items of noindex pages kept"),
+    ],
+)
+def test_the_spider_middleware_message_says_what_would_go_unobeyed(settings: dict[str, Any], unobeyed: str) -> None:
+    middlewares = {"scrapy_rep.RobotsStartMiddleware": 10}
+    with pytest.raises(ConfigError) as raised:
+        check_spider_middlewares(Settings({"SPIDER_MIDDLEWARES": middlewares}), config(**settings),
+                                 RobotsStartMiddleware)
+    assert str(raised.value) == (
+        f"SPIDER_MIDDLEWARES={middlewares!r}: scrapy_rep.RobotsTagsMiddleware is not enabled, so page-level directives "
+        f"would silently go unobeyed ({unobeyed}); enable it with 'scrapy_rep.RobotsTagsMiddleware': 45 in "
+        "SPIDER_MIDDLEWARES, or use ADDONS = {'scrapy_rep.Addon': 0}; to crawl without page-level obedience set "
+        "REP_ROBOTS_TAGS = False (or REP_OBEY_NOFOLLOW and REP_OBEY_NOINDEX to False)")
+    assert occurrences("SPIDER_MIDDLEWARES", str(raised.value)) == 2  # the setting, then where to enable it
+
+
 def test_every_config_error_raise_site_is_covered() -> None:
     """A new ``raise ConfigError`` (or store-URI error) must come with a row above: count the sites."""
     package = Path(__file__).resolve().parents[2] / "scrapy_rep"
     sources = {path.name: path.read_text(encoding="utf-8") for path in (
         package / "config" / "settings.py", package / "robots" / "body.py", package / "config" / "tokens.py",
-        package / "config" / "store_uri.py", package / "config" / "redis_target.py")}
+        package / "config" / "store_uri.py", package / "config" / "redis_target.py",
+        package / "requests" / "page_directives.py")}
     sites = sum(len(re.findall(r"raise (ConfigError|InvalidToken|InvalidStoreURI|InvalidRedisSetting|_invalid)\(",
                                text)) for text in sources.values())
-    # config/settings.py 15 (the InvalidToken, InvalidStoreURI and InvalidRedisSetting re-raises included),
+    # config/settings.py 16 (the InvalidToken, InvalidStoreURI and InvalidRedisSetting re-raises included),
     # robots/body.py 3, config/tokens.py 1, config/store_uri.py 11 (the bare 'redis' without its server:
-    # tests/stores/test_open_store.py), config/redis_target.py 5. The start-up checks (TWISTED_REACTOR, PING) are
-    # tests/stores/test_startup.py's and test_redis_store.py's.
-    assert sites == 37
+    # tests/stores/test_open_store.py), config/redis_target.py 5, requests/page_directives.py 1. The start-up checks
+    # (TWISTED_REACTOR, PING) are tests/stores/test_startup.py's and test_redis_store.py's.
+    assert sites == 39
 
 
 @pytest.mark.parametrize(
@@ -342,6 +374,17 @@ def test_every_config_error_raise_site_is_covered() -> None:
 def test_unknown_settings_with_the_closest_known_name(names: list[str], expected: list[tuple[str, str | None]]
                                                       ) -> None:
     assert unknown_settings(Settings(dict.fromkeys(names, 1))) == expected
+
+
+def test_every_rep_name_the_projects_code_sets_is_known() -> None:
+    """Refusing unknown names breaks nothing of ours: every ``REP_*`` name in the package, the demo, the example
+    project, the benchmarks and the fuzzer is a setting, but for the benchmarks' own variable REP_MODES."""
+    repo = Path(__file__).resolve().parents[2]
+    named = {name for folder in ("scrapy_rep", "example_project", "benchmarks", "fuzz")
+             for path in (repo / folder).rglob("*.py")
+             for name in re.findall(r"\bREP_[A-Z0-9_]*[A-Z0-9]\b", path.read_text(encoding="utf-8"))}
+    assert "REP_CLOCK" in named and "REP_STORE" in named
+    assert named - set(SETTINGS) == {"REP_MODES"}
 
 
 def test_settings_lists_every_rep_name_the_package_reads() -> None:

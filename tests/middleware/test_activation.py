@@ -11,10 +11,21 @@ import pytest_twisted
 from scrapy import signals
 from scrapy.crawler import Crawler
 from scrapy.downloadermiddlewares.robotstxt import RobotsTxtMiddleware
+from scrapy.settings import Settings
 from scrapy.utils.test import get_crawler
 
-from scrapy_rep import RobotParser, RobotsBodyMiddleware, RobotsMiddleware, _scrapy, robots_parsed
-from scrapy_rep.config import ConfigError
+from scrapy_rep import (
+    RobotParser,
+    RobotsBodyMiddleware,
+    RobotsMiddleware,
+    RobotsStartMiddleware,
+    RobotsTagsMiddleware,
+    _scrapy,
+    robots_parsed,
+)
+from scrapy_rep.addon import START_ORDER
+from scrapy_rep.config import Config, ConfigError
+from scrapy_rep.requests.page_directives import check_spider_middlewares
 from tests.crawl import ListSpider, crawl, middleware
 from tests.servers import robots
 
@@ -42,13 +53,93 @@ async def test_the_addon_replaces_the_builtin_at_its_position(sites: Any) -> Non
 
 
 @pytest_twisted.ensureDeferred
-async def test_enabling_by_hand_works(sites: Any) -> None:
+async def test_enabling_by_hand_works(sites: Any, caplog: pytest.LogCaptureFixture) -> None:
     site = sites()
     site.route("/robots.txt", robots(RULES))
-    result = await crawl([site.url("/private"), site.url("/a")], ADDONS={}, DOWNLOADER_MIDDLEWARES={
-        BUILTIN: None, "scrapy_rep.RobotsMiddleware": 100, "scrapy_rep.RobotsBodyMiddleware": 595})
+    result = await crawl([site.url("/private"), site.url("/a")], ADDONS={}, DOWNLOADER_MIDDLEWARES=BY_HAND,
+                         SPIDER_MIDDLEWARES=BY_HAND_SPIDER)
     assert result.downloaded == [site.url("/a")]
     assert result.stat("robotstxt/request_count") == 0  # the built-in did not run
+    assert warning_lines(caplog) == []
+
+
+#: The downloader and spider middlewares README's by-hand block enables.
+BY_HAND = {"scrapy.downloadermiddlewares.robotstxt.RobotsTxtMiddleware": None, "scrapy_rep.RobotsMiddleware": 100,
+           "scrapy_rep.RobotsBodyMiddleware": 595}
+BY_HAND_SPIDER = {"scrapy_rep.RobotsStartMiddleware": 10, "scrapy_rep.RobotsTagsMiddleware": 45}
+#: The start-up WARNING without RobotsStartMiddleware (it paces start requests; no obedience is lost).
+NO_START_MIDDLEWARE = (
+    "scrapy-rep: SPIDER_MIDDLEWARES does not enable scrapy_rep.RobotsStartMiddleware: start requests are not held "
+    "while robots.txt fetches fill the downloader, so Scrapy's engine may move them all into the scheduler (nothing "
+    f"robots.txt forbids is let through); enable it with 'scrapy_rep.RobotsStartMiddleware': {START_ORDER} in "
+    "SPIDER_MIDDLEWARES, or use ADDONS = {'scrapy_rep.Addon': 0}")
+
+
+def warning_lines(caplog: pytest.LogCaptureFixture) -> list[str]:
+    return [record.getMessage() for record in caplog.records
+            if record.name == "scrapy_rep.middleware" and record.levelno == logging.WARNING]
+
+
+@pytest.mark.parametrize(("spider_middlewares", "settings"), [
+    ({}, {}),  # a by-hand set-up that forgot the spider middlewares: REP_OBEY_NOFOLLOW is True by default
+    ({"scrapy_rep.RobotsStartMiddleware": 10, "scrapy_rep.RobotsTagsMiddleware": None}, {}),
+    ({RobotsTagsMiddleware: None}, {}),  # a class key
+    ({}, {"REP_OBEY_NOFOLLOW": False, "REP_OBEY_NOINDEX": True}),
+])
+@pytest_twisted.ensureDeferred
+async def test_page_level_obedience_without_its_spider_middleware_does_not_start(
+    sites: Any, caplog: pytest.LogCaptureFixture, spider_middlewares: dict[Any, Any], settings: dict[str, Any]
+) -> None:
+    """Without RobotsTagsMiddleware the links of nofollow pages would be followed (and noindex pages' items kept)."""
+    site = sites()
+    site.route("/robots.txt", robots(RULES))
+    with pytest.raises(Exception) as raised:
+        await crawl([site.url("/a")], ADDONS={}, DOWNLOADER_MIDDLEWARES=BY_HAND, SPIDER_MIDDLEWARES=spider_middlewares,
+                    **settings)
+    error = config_error(raised.value)
+    assert error.setting == "SPIDER_MIDDLEWARES"
+    assert "scrapy_rep.RobotsTagsMiddleware is not enabled" in str(error)
+    assert critical_lines(caplog) == [f"scrapy-rep: {error}; the crawl cannot start"]
+    assert site.hits == []  # not even robots.txt
+
+
+@pytest.mark.parametrize("settings", [
+    {"REP_ROBOTS_TAGS": False},  # page-level directives knowingly not read
+    {"REP_OBEY_NOFOLLOW": False},  # read, nothing obeyed (REP_OBEY_NOINDEX is off by default)
+])
+@pytest_twisted.ensureDeferred
+async def test_without_page_level_obedience_the_spider_middleware_is_not_needed(
+    sites: Any, caplog: pytest.LogCaptureFixture, settings: dict[str, Any]
+) -> None:
+    """Only RobotsStartMiddleware is missing then: one WARNING, and the crawl obeys robots.txt as ever."""
+    site = sites()
+    site.route("/robots.txt", robots(RULES))
+    with caplog.at_level(logging.INFO, logger="scrapy_rep"):
+        result = await crawl([site.url("/private"), site.url("/a")], ADDONS={}, DOWNLOADER_MIDDLEWARES=BY_HAND,
+                             **settings)
+    assert result.downloaded == [site.url("/a")]
+    assert warning_lines(caplog) == [NO_START_MIDDLEWARE]
+    assert critical_lines(caplog) == []
+
+
+@pytest_twisted.ensureDeferred
+async def test_the_addon_needs_no_spider_middleware_by_hand(sites: Any, caplog: pytest.LogCaptureFixture) -> None:
+    site = sites()
+    site.route("/robots.txt", robots(RULES))
+    with caplog.at_level(logging.INFO, logger="scrapy_rep"):
+        result = await crawl([site.url("/private"), site.url("/a")])  # ADDONS = {"scrapy_rep.Addon": 0}
+    assert result.downloaded == [site.url("/a")]
+    assert warning_lines(caplog) == [] and critical_lines(caplog) == []
+
+
+def test_the_spider_middleware_check_reads_the_base_and_class_keys() -> None:
+    """SPIDER_MIDDLEWARES over its _BASE, as Scrapy builds it: a class key enables, a None disables."""
+    config = Config.from_settings(Settings({"ROBOTSTXT_OBEY": True}))
+    for enabled in ({RobotsTagsMiddleware: 45, RobotsStartMiddleware: 10}, BY_HAND_SPIDER):
+        check_spider_middlewares(Settings({"SPIDER_MIDDLEWARES": enabled}), config, RobotsStartMiddleware)
+    with pytest.raises(ConfigError):
+        check_spider_middlewares(Settings({"SPIDER_MIDDLEWARES": {**BY_HAND_SPIDER, RobotsTagsMiddleware: None}}),
+                                 config, RobotsStartMiddleware)
 
 
 #: The built-in's key in DOWNLOADER_MIDDLEWARES_BASE: a class key does not disable it on Scrapy < 2.15.

@@ -1,5 +1,5 @@
 """SPEC 6.4 in a real crawl: robots.txt is obeyed as the crawler's own product token in USER_AGENT, and the start-up
-says which token that is, where it came from, and which REP_* names it does not know."""
+says which token that is and where it came from; a REP_* name it does not know stops it."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ import pytest_twisted
 
 from scrapy_rep.reporting.startup import PER_REQUEST
 from tests.crawl import crawl
+from tests.middleware.test_activation import config_error
 from tests.servers import robots
 
 RULES = "User-agent: newbiebot\nDisallow: /private/\n\nUser-agent: *\nAllow: /\n"
@@ -64,13 +65,16 @@ async def test_rep_user_agent_wins_and_is_named(sites: Any, caplog: pytest.LogCa
 
 
 @pytest_twisted.ensureDeferred
-async def test_unknown_rep_settings_are_reported_at_start_up(sites: Any, caplog: pytest.LogCaptureFixture) -> None:
+async def test_unknown_rep_settings_stop_the_crawl_at_start_up(sites: Any, caplog: pytest.LogCaptureFixture) -> None:
+    """Refused, not ignored: an unknown name may have been meant to restrict the crawl (all named in one line)."""
     site = sites()
     site.route("/robots.txt", robots(RULES))
-    with caplog.at_level(logging.INFO, logger="scrapy_rep"):
-        result = await crawl([site.url("/a")], REP_HOLD_TIMOUT=5, REP_NOTHING_LIKE_IT=1)
-    assert result.downloaded == [site.url("/a")]
-    assert lines(caplog, logging.WARNING) == [
-        "scrapy-rep: unknown setting REP_HOLD_TIMOUT (did you mean REP_HOLD_TIMEOUT?): ignored",
-        "scrapy-rep: unknown setting REP_NOTHING_LIKE_IT: ignored",
-    ]
+    with caplog.at_level(logging.INFO, logger="scrapy_rep"), pytest.raises(Exception) as raised:
+        await crawl([site.url("/a")], REP_HOLD_TIMOUT=5, REP_NOTHING_LIKE_IT=1)
+    assert config_error(raised.value).setting == "REP_HOLD_TIMOUT"
+    assert lines(caplog, logging.CRITICAL) == [
+        "scrapy-rep: REP_HOLD_TIMOUT=5: unknown setting (did you mean REP_HOLD_TIMEOUT?); REP_NOTHING_LIKE_IT=1 is "
+        "unknown too; an unknown setting is refused, not ignored, because it may have been meant to restrict the "
+        "crawl; the crawl cannot start"]
+    assert lines(caplog, logging.WARNING) == []
+    assert site.hits == []

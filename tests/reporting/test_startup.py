@@ -1,5 +1,6 @@
 """The start-up block (reporting/startup.py; issue 25, item 4): the tokens obeyed, the cache (kind and resolved file
-or server; once the spider is open, how many origins a persistent one already holds), a WARNING for a dry run.
+or server; once the spider is open, how many origins a persistent one already holds), a WARNING for a dry run; an
+unknown REP_* name is no longer among its warnings: it stops the crawl.
 Real crawls against the local servers, logs captured from ``scrapy_rep.middleware``."""
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import pytest_twisted
 
 from scrapy_rep.reporting.startup import PER_REQUEST
 from tests.crawl import crawl
+from tests.middleware.test_activation import config_error
 from tests.reporting.test_waiting_log import messages
 from tests.requests.test_dry_run import DRY_RUN_WARNING
 from tests.servers import robots
@@ -87,3 +89,20 @@ async def test_a_dry_run_is_a_warning_at_start(sites: Any, caplog: pytest.LogCap
     assert [line for line in warnings if line.startswith("scrapy-rep: REP_ENFORCE")] == [DRY_RUN_WARNING]
     assert warnings.index(DRY_RUN_WARNING) == 0  # before anything the crawl says about robots.txt
     assert result.downloaded == [site.url("/private/x")]
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_misspelt_setting_stops_the_crawl_before_anything_is_sent(sites: Any,
+                                                                         caplog: pytest.LogCaptureFixture) -> None:
+    """``-s REP_CONTENT_USE=train-ai`` (for REP_CONTENT_USES) was a WARNING, and the crawl then downloaded the pages
+    the site refuses for AI training: now one CRITICAL line, and no request at all (not even robots.txt)."""
+    site = sites()
+    site.route("/robots.txt", robots("User-agent: *\nContent-Usage: train-ai=n\n"))
+    with caplog.at_level(logging.INFO), pytest.raises(Exception) as raised:
+        await crawl([site.url("/a")], REP_CONTENT_USE="train-ai")
+    assert config_error(raised.value).setting == "REP_CONTENT_USE"
+    assert messages(caplog, logging.CRITICAL) == [
+        "scrapy-rep: REP_CONTENT_USE='train-ai': unknown setting (did you mean REP_CONTENT_USES?); an unknown setting "
+        "is refused, not ignored, because it may have been meant to restrict the crawl; the crawl cannot start"]
+    assert messages(caplog, logging.WARNING) == [] and cache_lines(caplog) == []  # no start-up block
+    assert site.hits == []
