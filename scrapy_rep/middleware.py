@@ -36,6 +36,7 @@ from .reporting.waiting_log import CLOSING, REQUEUE
 from .requests.agents import RequestAgents
 from .requests.clean_param import CleanParams
 from .requests.dry_run import DryRun
+from .requests.page_directives import check_spider_middlewares
 from .requests.parking import AT_CLOSE, RELEASED, mark_scheduled
 from .requests.usage import Usage
 from .requests.waiting import Waiting
@@ -104,7 +105,6 @@ class RobotsMiddleware:
         try:
             config = Config.from_settings(crawler.settings)
             check_middlewares(crawler.settings)
-            from .requests.page_directives import check_spider_middlewares
             check_spider_middlewares(crawler.settings, config, RobotsStartMiddleware)
             clock = config.clock or _reactor()
             store = open_crawler_store(config, clock)  # Redis: the asyncio reactor, one PING (stores/startup.py)
@@ -135,12 +135,8 @@ class RobotsMiddleware:
         if robots_url and not is_own_robots_url(parts):
             return self._pass_through("robots_txt")  # e.g. with a query: not the file the plugin fetches
         state = self.origins.get(origin.key)
-        if (
-            state is not None
-            and state.state is State.READY
-            and state.entry is not None
-            and state.entry.expires_at > self.clock.seconds()
-        ):
+        if (state is not None and state.state is State.READY and state.entry is not None
+                and state.entry.expires_at > self.clock.seconds()):
             self.stats.inc_value("rep/cache/hits")
             self.origins.used(origin.key)
             snapshot: _Snapshot = (state.entry, state.rules)
