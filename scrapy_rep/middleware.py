@@ -40,6 +40,7 @@ from .requests.page_directives import check_spider_middlewares
 from .requests.parking import AT_CLOSE, RELEASED, mark_scheduled
 from .requests.usage import Usage
 from .requests.waiting import Waiting
+from .robotparser import url_to_decide
 from .robots.body import check_middlewares
 from .robots.downloads import RobotsDownloads
 from .robots.fetch import ROBOTS_META_KEY
@@ -212,7 +213,8 @@ class RobotsMiddleware:
         preferences refuse a use of REP_CONTENT_USES (usage.py). ``rules``: the origin's form for the crawl's tokens,
         replaced by the request's own User-Agent token's form when it has one (agents.py)."""
         tokens, rules = self._agents.decision_form(request, entry, rules)
-        allowed, preferences = (True, {}) if rules is None else rules.decide(request.url)
+        url = url_to_decide(request)  # request.url, encoded when meta["verbatim_url"] kept it as written
+        allowed, preferences = (True, {}) if rules is None else rules.decide(url)
         if allowed:
             where = self._usage.refusal(request, preferences)
             if where is None:
@@ -221,7 +223,7 @@ class RobotsMiddleware:
                 return
         else:
             assert rules is not None
-            where = rules.explain(request.url).reason  # matcher.cite's words: the rule, and the group it is in
+            where = rules.explain(url).reason  # matcher.cite's words: the rule, and the group it is in
         self._report.forbidden(entry, request, where)
         self._dry_run.forbid(request, entry, where, tokens, self.crawler.spider)  # IgnoreRequest unless a dry run
 

@@ -21,6 +21,7 @@ from w3lib.url import safe_url_string
 from .matcher import Robots, extract_user_agent, parse
 
 if TYPE_CHECKING:
+    from scrapy import Request
     from scrapy.crawler import Crawler
     from typing_extensions import Self
 
@@ -49,7 +50,7 @@ class RobotParser(ScrapyRobotParser):
         ``safe_url_string`` refuses (a lone surrogate, a port out of range; ``Request`` refuses it too) is decided
         as given."""
         if type(url) is not str or _sent_as_is(url) is None:
-            url = _as_sent(url)
+            url = url_as_sent(url)
         return self.robots.allowed(url, _token(user_agent))
 
     def crawl_delay(self, user_agent: str | bytes) -> float | None:
@@ -74,7 +75,17 @@ _PATH = rf"/[{_SAFE}#]*(?:\?[{_SAFE}?][{_SAFE}?#]*)?"
 _sent_as_is = re.compile(rf"[A-Za-z][A-Za-z0-9+.\-]*://[A-Za-z0-9\-._~:@!$&()*+,=%]*(?:{_PATH})?|(?!//){_PATH}").fullmatch
 
 
-def _as_sent(url: str | bytes) -> str:
+def url_to_decide(request: Request) -> str:
+    """The URL ``RobotsMiddleware`` decides ``request`` on: ``request.url``, which Scrapy has percent-encoded, unless
+    ``meta["verbatim_url"]`` (newer Scrapy; 2.19 has it) kept it as written: then ``url_as_sent(request.url)``, as Google's
+    matcher expects an encoded URL from its caller."""
+    url = request.url
+    if not url.isascii() or request.meta.get("verbatim_url"):
+        return url_as_sent(url)
+    return url
+
+
+def url_as_sent(url: str | bytes) -> str:
     """``url`` percent-encoded as Scrapy's ``Request`` encodes it (``safe_url_string``, UTF-8), or as given when
     that would not change its path nor query, or when ``safe_url_string`` refuses it."""
     if isinstance(url, bytes) and url.isascii():

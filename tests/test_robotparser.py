@@ -15,7 +15,7 @@ from w3lib.url import safe_url_string
 
 from scrapy_rep import RobotParser
 from scrapy_rep.matcher._urls import decision_path
-from scrapy_rep.robotparser import _as_sent
+from scrapy_rep.robotparser import url_as_sent
 from tests.crawl import crawl
 from tests.servers import robots
 
@@ -153,8 +153,8 @@ def test_the_url_decided_on_has_the_path_and_query_request_sends(url: str) -> No
         return
     with contextlib.suppress(ValueError):
         assert Request(url).url == sent
-    assert decision_path(_as_sent(url)) == decision_path(sent)
-    assert decision_path(_as_sent(url.encode())) == decision_path(sent)
+    assert decision_path(url_as_sent(url)) == decision_path(sent)
+    assert decision_path(url_as_sent(url.encode())) == decision_path(sent)
 
 
 @pytest_twisted.ensureDeferred

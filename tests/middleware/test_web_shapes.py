@@ -274,3 +274,18 @@ def test_the_test_resolver_answers_example_names_delegates_the_rest_and_is_unins
         assert reactor.nameResolver is installed  # type: ignore[attr-defined]
         assert installed.fallback is before[1]
     assert (reactor.resolver, reactor.nameResolver) == before  # type: ignore[attr-defined]
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_verbatim_url_is_decided_as_scrapy_would_encode_it(sites: Any) -> None:
+    """``meta["verbatim_url"]`` (Scrapy 2.19: the URL kept as written, not percent-encoded): decided on its encoded
+    form, as Google's matcher expects from its caller, so a raw non-ASCII or ``|`` path is forbidden by the rule that
+    names its encoded form (or its raw one: rules are encoded when parsed)."""
+    site = sites()
+    site.route("/robots.txt", robots("User-agent: *\nDisallow: /wiki/Käyttäjä:\nDisallow: /a%7Cb\n"))
+    urls = [site.url("/wiki/Käyttäjä:Foo"), site.url("/wiki/K%C3%A4ytt%C3%A4j%C3%A4:Bar"), site.url("/a|b"),
+            site.url("/wiki/Main")]
+    result = await crawl(urls, spider_kwargs={"meta": {"verbatim_url": True}})
+    assert site.paths() == ["/robots.txt", "/wiki/Main"]
+    assert result.stat("rep/requests/forbidden") == 3
+    assert sorted(kind for _, kind in result.failed) == ["IgnoreRequest"] * 3
