@@ -77,8 +77,8 @@ _sent_as_is = re.compile(rf"[A-Za-z][A-Za-z0-9+.\-]*://[A-Za-z0-9\-._~:@!$&()*+,
 
 def url_to_decide(request: Request) -> str:
     """The URL ``RobotsMiddleware`` decides ``request`` on: ``request.url``, which Scrapy has percent-encoded, unless
-    ``meta["verbatim_url"]`` (newer Scrapy; 2.19 has it) kept it as written: then ``url_as_sent(request.url)``, as Google's
-    matcher expects an encoded URL from its caller."""
+    ``meta["verbatim_url"]`` (newer Scrapy; 2.19 has it) kept it as written: then ``url_as_sent(request.url)``, as
+    Google's matcher expects an encoded URL from its caller."""
     url = request.url
     if not url.isascii() or request.meta.get("verbatim_url"):
         return url_as_sent(url)
