@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from .. import _scrapy
 from ..config.tokens import Tokens
+from ..robotparser import RobotParser
 from ..stores import MemoryStore
 from .outcome_log import plural
 
@@ -33,6 +34,10 @@ _TRACEBACK_LOGGERS = ("asyncio", "twisted")
 #: Appended to the tokens' line when neither REP_USER_AGENT nor ROBOTSTXT_USER_AGENT is set (requests/agents.py).
 PER_REQUEST = ("; a request with a User-Agent header of its own obeys that header's product token (set REP_USER_AGENT "
                "or ROBOTSTXT_USER_AGENT for one identity for the whole crawl)")
+
+
+#: ROBOTSTXT_PARSER values that name scrapy-rep's own parser (what RobotsMiddleware decides with anyway).
+OUR_PARSER = ("scrapy_rep.RobotParser", "scrapy_rep.robotparser.RobotParser", RobotParser)
 
 
 def say_config_error(error: ConfigError) -> None:
@@ -67,6 +72,10 @@ def say_at_start(config: Config, settings: BaseSettings, store: Store) -> None:
         logger.warning("scrapy-rep: REP_ENFORCE = False: a dry run: requests robots.txt forbids, holds or drops are "
                        "sent anyway and counted under rep/dry_run/ (the close report says what enforcing would "
                        "have stopped); remove the setting to obey robots.txt")
+    parser = settings.get("ROBOTSTXT_PARSER")
+    if (settings.getpriority("ROBOTSTXT_PARSER") or 0) > 0 and parser not in OUR_PARSER:
+        logger.warning("scrapy-rep: ROBOTSTXT_PARSER = %r is not used: scrapy_rep.RobotsMiddleware decides with "
+                       "Google's matching (the setting serves Scrapy's built-in middleware); remove it", parser)
     if config.store == "memory" and _scrapy.is_shared_scheduler(settings.get("SCHEDULER")):
         logger.warning(
             "scrapy-rep: SCHEDULER is scrapy-redis's (a fleet's shared queue) but REP_STORE is 'memory': every worker "

@@ -106,3 +106,22 @@ async def test_a_misspelt_setting_stops_the_crawl_before_anything_is_sent(sites:
         "is refused, not ignored, because it may have been meant to restrict the crawl; the crawl cannot start"]
     assert messages(caplog, logging.WARNING) == [] and cache_lines(caplog) == []  # no start-up block
     assert site.hits == []
+
+
+@pytest.mark.parametrize(("parser", "warned"), [("scrapy.robotstxt.PythonRobotParser", True),
+                                                ("scrapy_rep.RobotParser", False), (None, False)])
+@pytest_twisted.ensureDeferred
+async def test_a_robotstxt_parser_of_its_own_is_said_not_to_be_used(sites: Any, caplog: pytest.LogCaptureFixture,
+                                                                    parser: str | None, warned: bool) -> None:
+    """ROBOTSTXT_PARSER serves Scrapy's built-in middleware; set to another parser beside scrapy-rep it would be
+    silently ignored: one WARNING at start-up. Scrapy's default (not set by the user) says nothing."""
+    site = sites()
+    site.route("/robots.txt", robots("User-agent: *\nDisallow: /private\n"))
+    settings = {"ROBOTSTXT_PARSER": parser} if parser else {}
+    with caplog.at_level(logging.INFO):
+        result = await crawl([site.url("/private/x"), site.url("/a")], **settings)
+    said = [line for line in messages(caplog, logging.WARNING) if "ROBOTSTXT_PARSER" in line]
+    assert said == ([f"scrapy-rep: ROBOTSTXT_PARSER = {parser!r} is not used: scrapy_rep.RobotsMiddleware decides "
+                     "with Google's matching (the setting serves Scrapy's built-in middleware); remove it"]
+                    if warned else [])
+    assert result.downloaded == [site.url("/a")]
