@@ -14,9 +14,10 @@ from scrapy import Spider
 from scrapy.settings import Settings
 from scrapy.utils.misc import load_object
 
-from scrapy_rep import Addon
+from scrapy_rep import Addon, RobotsStartMiddleware
 from scrapy_rep.cli import build_parser
 from scrapy_rep.config import Config
+from scrapy_rep.requests.page_directives import check_spider_middlewares
 from scrapy_rep.robots.body import check_middlewares
 
 REPO = Path(__file__).resolve().parents[1]
@@ -78,10 +79,12 @@ def test_both_activations_pass_the_start_up_check() -> None:
     (addon_block,) = [code for code in PYTHON if "ADDONS" in code]
     (manual_block,) = [code for code in PYTHON if "DOWNLOADER_MIDDLEWARES" in code]
     assert settings_of(run(addon_block))["ADDONS"] == {"scrapy_rep.Addon": 0}
-    with_addon = Settings()
+    with_addon = Settings({"ROBOTSTXT_OBEY": True})
     Addon().update_settings(with_addon)
-    check_middlewares(with_addon)
-    check_middlewares(Settings(settings_of(run(manual_block))))
+    manual = Settings({"ROBOTSTXT_OBEY": True, **settings_of(run(manual_block))})
+    for settings in (with_addon, manual):
+        check_middlewares(settings)
+        check_spider_middlewares(settings, Config.from_settings(settings), RobotsStartMiddleware)
 
 
 def test_every_scrapy_rep_command_line_parses() -> None:
