@@ -51,7 +51,7 @@ class RobotParser(ScrapyRobotParser):
         as given."""
         if type(url) is not str or _sent_as_is(url) is None:
             url = url_as_sent(url)
-        return self.robots.allowed(url, _token(user_agent))
+        return self.robots.allowed(upper_escapes(url), _token(user_agent))
 
     def crawl_delay(self, user_agent: str | bytes) -> float | None:
         return self.robots.crawl_delay(_token(user_agent))
@@ -81,8 +81,21 @@ def url_to_decide(request: Request) -> str:
     Google's matcher expects an encoded URL from its caller."""
     url = request.url
     if not url.isascii() or request.meta.get("verbatim_url"):
-        return url_as_sent(url)
-    return url
+        url = url_as_sent(url)
+    return upper_escapes(url)
+
+
+_LOWER_ESCAPE = re.compile(r"%(?:[a-f][0-9A-Fa-f]|[0-9A-F][a-f])")
+
+
+def upper_escapes(url: str) -> str:
+    """SPEC 7.2: percent-escapes compare case-insensitively in their hex digits. The matcher upper-cases a pattern's
+    and takes the URL as its caller encoded it (as Google's does); Scrapy keeps a URL's escapes as written, so the
+    caller upper-cases them (RFC 3986 6.2.2.1): ``/wiki/%c3%a4`` is decided as ``/wiki/%C3%A4``, which
+    ``Disallow: /wiki/ä`` forbids. A URL without a lower-case escape is returned as it is."""
+    if "%" not in url or _LOWER_ESCAPE.search(url) is None:
+        return url
+    return re.sub(r"%[0-9A-Fa-f]{2}", lambda escape: escape.group().upper(), url)
 
 
 def url_as_sent(url: str | bytes) -> str:

@@ -289,3 +289,15 @@ async def test_a_verbatim_url_is_decided_as_scrapy_would_encode_it(sites: Any) -
     assert site.paths() == ["/robots.txt", "/wiki/Main"]
     assert result.stat("rep/requests/forbidden") == 3
     assert sorted(kind for _, kind in result.failed) == ["IgnoreRequest"] * 3
+
+
+@pytest_twisted.ensureDeferred
+async def test_lower_case_escapes_in_a_url_are_matched_by_the_rule_spec_7_2(sites: Any) -> None:
+    """SPEC 7.2: ``%c3%a4`` equals ``%C3%A4``. Scrapy sends a URL's escapes as written, so a link written with
+    lower-case escapes must still be forbidden by the rule (written raw or encoded) that names the same page."""
+    site = sites()
+    site.route("/robots.txt", robots("User-agent: *\nDisallow: /wiki/Käyttäjä:\nDisallow: /a%7Cb\n"))
+    urls = [site.url("/wiki/K%c3%a4ytt%c3%a4j%c3%a4:Foo"), site.url("/a%7cb"), site.url("/wiki/%4dain")]
+    result = await crawl(urls)
+    assert site.paths() == ["/robots.txt", "/wiki/%4dain"]
+    assert result.stat("rep/requests/forbidden") == 2
