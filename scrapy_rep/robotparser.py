@@ -49,9 +49,7 @@ class RobotParser(ScrapyRobotParser):
         are read as UTF-8, an invalid byte as its ``%XX``. Never raises for a malformed URL: one that
         ``safe_url_string`` refuses (a lone surrogate, a port out of range; ``Request`` refuses it too) is decided
         as given."""
-        if type(url) is not str or _sent_as_is(url) is None:
-            url = url_as_sent(url)
-        return self.robots.allowed(upper_escapes(url), _token(user_agent))
+        return self.robots.allowed(url_to_match(url), _token(user_agent))
 
     def crawl_delay(self, user_agent: str | bytes) -> float | None:
         return self.robots.crawl_delay(_token(user_agent))
@@ -73,6 +71,14 @@ class RobotParser(ScrapyRobotParser):
 _SAFE = r"A-Za-z0-9\-._~:/@!$&()*+,;=%"  # and "?", "#": placed by the pattern
 _PATH = rf"/[{_SAFE}#]*(?:\?[{_SAFE}?][{_SAFE}?#]*)?"
 _sent_as_is = re.compile(rf"[A-Za-z][A-Za-z0-9+.\-]*://[A-Za-z0-9\-._~:@!$&()*+,=%]*(?:{_PATH})?|(?!//){_PATH}").fullmatch
+
+
+def url_to_match(url: str | bytes) -> str:
+    """``url`` as the matcher takes it: encoded as Scrapy's ``Request`` encodes it (``url_as_sent``), its escapes
+    upper-cased (``upper_escapes``). What ``RobotParser.allowed`` and ``scrapy-rep check`` decide on."""
+    if type(url) is not str or _sent_as_is(url) is None:
+        url = url_as_sent(url)
+    return upper_escapes(url)
 
 
 def url_to_decide(request: Request) -> str:

@@ -20,6 +20,7 @@ from datetime import datetime
 from typing import Any
 
 from scrapy_rep.matcher import Preference, RobotsTags, parse
+from scrapy_rep.robotparser import url_to_match
 from scrapy_rep.robots.origin import origin_of
 from scrapy_rep.stores import Outcome
 
@@ -90,7 +91,7 @@ def check(robots: Robots, urls: Sequence[str], crawlers: Sequence[Crawler]) -> l
     results = []
     for url in urls:
         for crawler in crawlers:
-            verdict = parsed.explain(url, crawler.tokens)
+            verdict = parsed.explain(url_to_match(url), crawler.tokens)  # as the crawl would send it
             rule, group = verdict.rule, verdict.group
             info = None
             if rule is not None:  # then a group holds it: group_line is its user-agent line

@@ -293,3 +293,15 @@ def test_usage_preferences_in_text_and_json(tmp_path: Path) -> None:
         "allowed": False, "line": 4, "source": "Content-Usage", "written": "train-ai=n"}
     assert sorted(results[0]["usage"]) == ["ai-input", "search", "train-ai"]
     assert results[1]["usage"] == {}
+
+
+def test_a_url_is_checked_as_the_crawl_would_send_it(tmp_path: Path) -> None:
+    """A non-ASCII or lower-case-escaped URL is decided percent-encoded, escapes upper-cased, as the middleware
+    decides it (SPEC 7.2); it is shown as given."""
+    robots = write(tmp_path, "User-agent: *\nDisallow: /wiki/Käyttäjä:\n")
+    done = run_cli("check", robots, "https://site.example/wiki/Käyttäjä:Foo", "/wiki/K%c3%a4ytt%c3%a4j%c3%a4:Bar",
+                   "/wiki/Main")
+    assert done.returncode == 1
+    assert [line.split()[0:2] for line in done.stdout.splitlines()[1:4]] == [
+        ["DISALLOWED", "https://site.example/wiki/Käyttäjä:Foo"], ["DISALLOWED", "/wiki/K%c3%a4ytt%c3%a4j%c3%a4:Bar"],
+        ["ALLOWED", "/wiki/Main"]]
