@@ -23,21 +23,36 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 @pytest.fixture
-def sites() -> Any:
-    """A factory of started ``tests.servers.Site``s, all stopped after the test: ``site = sites(default=...)``."""
+def serve() -> Any:
+    """Start a ``tests.servers.Site`` (or a ``tests.tls.TLSSite``) on ``port`` (0: a free one), stopped after the
+    test: ``site = serve(Site(), 443)``. A fixed port that cannot be bound (taken, or not allowed) skips the test: it
+    must never fail because a port is busy."""
+    from twisted.internet.error import CannotListenError
+
     from tests.servers import Site
 
     started: list[Site] = []
 
-    def make(**kwargs: Any) -> Site:
-        site = Site(**kwargs).start()
+    def start(site: Site, port: int = 0) -> Any:
+        try:
+            site.start(port)
+        except CannotListenError as exc:
+            pytest.skip(f"cannot listen on 127.0.0.1:{port}: {exc.socketError}")
         started.append(site)
         return site
 
-    yield make
+    yield start
     for site in started:
         if site.port is not None:
             site.port.stopListening()
+
+
+@pytest.fixture
+def sites(serve: Any) -> Any:
+    """A factory of started ``tests.servers.Site``s, all stopped after the test: ``site = sites(default=...)``."""
+    from tests.servers import Site
+
+    return lambda **kwargs: serve(Site(**kwargs))
 
 
 @pytest.fixture

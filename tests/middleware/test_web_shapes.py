@@ -16,7 +16,6 @@ from typing import Any
 import pytest
 import pytest_twisted
 from twisted.internet.address import IPv4Address
-from twisted.internet.error import CannotListenError
 from twisted.web.http import Request as TwistedRequest
 
 from scrapy_rep.robots.origin import origin_of
@@ -33,26 +32,6 @@ def names() -> Iterator[LoopbackNames]:
     """``*.example`` is 127.0.0.1 for this test; the reactor's resolvers are put back afterwards."""
     with loopback_names() as installed:
         yield installed
-
-
-@pytest.fixture
-def serve() -> Iterator[Callable[..., Any]]:
-    """Start a ``Site`` (or ``TLSSite``) on ``port`` (0: a free one), stopped after the test. A fixed port that
-    cannot be bound (taken, or not allowed) skips the test: it must never fail because a port is busy."""
-    started: list[Site] = []
-
-    def start(site: Site, port: int = 0) -> Any:
-        try:
-            site.start(port)
-        except CannotListenError as exc:
-            pytest.skip(f"cannot listen on 127.0.0.1:{port}: {exc.socketError}")
-        started.append(site)
-        return site
-
-    yield start
-    for site in started:
-        if site.port is not None:
-            site.port.stopListening()
 
 
 def host_name(request: TwistedRequest) -> str:
