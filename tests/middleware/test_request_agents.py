@@ -117,6 +117,20 @@ async def test_page_directives_address_the_requests_own_token(sites: Any) -> Non
     assert result.stat("rep/robots_tags/requests/not_followed") == 1
 
 
+@pytest_twisted.ensureDeferred
+async def test_usage_preferences_address_the_requests_own_token(sites: Any) -> None:
+    """``Content-Usage: train-ai=n`` in imagebot's group refuses what imagebot fetches for a crawl that trains AI
+    (REP_CONTENT_USES), not what the crawl's own token (the ``*`` group, no preference) fetches."""
+    site = sites()
+    site.route("/robots.txt", robots("User-agent: imagebot\nAllow: /\nContent-Usage: train-ai=n\n\n"
+                                     "User-agent: *\nAllow: /\n"))
+    result = await crawl([site.url("/images/1"), site.url("/default")], spider=AgentSpider,
+                         REP_CONTENT_USES=["train-ai"])
+    assert result.downloaded == [site.url("/default")]
+    assert (result.stat("rep/usage/refused/train-ai"), result.stat("rep/requests/forbidden")) == (1, 1)
+    assert "/images/1" not in site.paths()
+
+
 def _entry(body: bytes, origin: str = "http://a.example") -> Entry:
     return Entry(origin=origin, outcome=Outcome.RULES, body=body, status=200, fetched_at=0.0, expires_at=1e9)
 
