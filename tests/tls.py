@@ -18,6 +18,7 @@ from cryptography.x509.oid import NameOID
 from OpenSSL import SSL
 from twisted.internet import reactor
 from twisted.internet.interfaces import IListeningPort, IOpenSSLContextFactory
+from twisted.protocols.policies import WrappingFactory
 from twisted.web import server
 from zope.interface import implementer
 
@@ -54,6 +55,7 @@ class ServerContext:
 
     def __init__(self, hostnames: Iterable[str]) -> None:
         self.key, self.certificate = self_signed(hostnames)
+
         self._context: SSL.Context | None = None
 
     def getContext(self) -> SSL.Context:  # Twisted's IOpenSSLContextFactory name
@@ -78,6 +80,9 @@ class TLSSite(Site):
         self.tls = ServerContext(hostnames)
 
     def _listen(self, port: int) -> IListeningPort:
+        # Wrapped: a factory offering ALPN protocols (server.Site offers h2, http/1.1) makes Twisted before 26 set
+        # them on the context after a connection was made from it, which pyOpenSSL 25+ refuses (every handshake
+        # fails). HTTP/1.1 without ALPN is what Scrapy's client speaks anyway.
         listening: IListeningPort = reactor.listenSSL(  # type: ignore[attr-defined]
-            port, server.Site(self), self.tls, interface="127.0.0.1")
+            port, WrappingFactory(server.Site(self)), self.tls, interface="127.0.0.1")
         return listening
