@@ -2,7 +2,8 @@
 decision itself and Protego's ``can_fetch`` measured in the same run:
 
 - reading a request's tokens: with neither REP_USER_AGENT nor ROBOTSTXT_USER_AGENT set, a request without a header of
-  its own and one with; with REP_USER_AGENT set (one identity: nothing read);
+  its own and one with; with REP_USER_AGENT set (one identity: nothing read); a header the cache no longer holds (a
+  crawl rotating more than 1,024 User-Agent strings reads each one's token again);
 - picking the decision form: the origin's own (the crawl's token) and a kept one (another token);
 - making another token's form of an origin (a parse of its robots.txt, then ``compact``), over the shared corpus:
   what a pair past the 1,024 kept costs when it comes back.
@@ -25,9 +26,12 @@ from scrapy.utils.test import get_crawler
 from benchmarks._corpus import load_corpus
 from scrapy_rep.config import Config
 from scrapy_rep.matcher import MAX_BYTES, parse
+from scrapy_rep.requests import agents as agents_module
 from scrapy_rep.requests.agents import RequestAgents
 from scrapy_rep.stores import Entry, Outcome
 
+BROWSER = (b"Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 "
+           b"Safari/537.36")
 ROBOTS = b"User-agent: imagebot\nDisallow: /pages/\n\nUser-agent: *\nDisallow: /private/\nAllow: /\n"
 URL = "https://site.example/images/cat.jpg"
 
@@ -60,6 +64,7 @@ def main() -> None:
     form = parse(ROBOTS).compact(per_request.default)
     per_request.rules(("imagebot",), entry, form)  # kept from now on
     protego = Protego.parse(ROBOTS.decode())
+    token_of = agents_module._tokens_of.__wrapped__  # a crawl rotating more headers than the cache holds
 
     anchors = {"decision (AgentRules.allowed)": per_call(lambda: form.allowed(URL), calls),
                "Protego can_fetch": per_call(lambda: protego.can_fetch(URL, "imagebot"), calls)}
@@ -67,6 +72,7 @@ def main() -> None:
         "tokens: one identity (REP_USER_AGENT)": per_call(lambda: one_identity.tokens(own), calls),
         "tokens: per request, no header of its own": per_call(lambda: per_request.tokens(plain), calls),
         "tokens: per request, a header of its own": per_call(lambda: per_request.tokens(own), calls),
+        "tokens: a header past the last 1,024 (browser)": per_call(lambda: token_of(BROWSER), calls // 10),
         "form: the crawl's token": per_call(lambda: per_request.decision_form(plain, entry, form), calls),
         "form: another token's, kept": per_call(lambda: per_request.decision_form(own, entry, form), calls),
     }
