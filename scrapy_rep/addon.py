@@ -10,16 +10,13 @@ from scrapy.settings import BaseSettings
 from scrapy.utils.misc import load_object
 
 from .middleware import RobotsMiddleware, RobotsStartMiddleware
-from .requests.page_directives import SPIDER_ORDER, RobotsTagsMiddleware
+from .requests.page_directives import SPIDER_ORDER, START_ORDER, RobotsTagsMiddleware
 from .robots.body import BODY_MIDDLEWARE_ORDER, RobotsBodyMiddleware
 
 logger = logging.getLogger(__name__)
 
 #: The built-in's position (DOWNLOADER_MIDDLEWARES_BASE), which RobotsMiddleware takes.
 ROBOTS_MIDDLEWARE_ORDER = 100
-#: Where RobotsStartMiddleware stands in SPIDER_MIDDLEWARES: nearest the engine (below Scrapy's lowest, 25), so the
-#: start requests other spider middlewares add wait too.
-START_ORDER = 10
 #: The key DOWNLOADER_MIDDLEWARES_BASE gives the built-in.
 BUILTIN_PATH = "scrapy.downloadermiddlewares.robotstxt.RobotsTxtMiddleware"
 

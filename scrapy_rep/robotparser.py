@@ -76,9 +76,7 @@ _sent_as_is = re.compile(rf"[A-Za-z][A-Za-z0-9+.\-]*://[A-Za-z0-9\-._~:@!$&()*+,
 def url_to_match(url: str | bytes) -> str:
     """``url`` as the matcher takes it: encoded as Scrapy's ``Request`` encodes it (``url_as_sent``), its escapes
     upper-cased (``upper_escapes``). What ``RobotParser.allowed`` and ``scrapy-rep check`` decide on."""
-    if type(url) is not str or _sent_as_is(url) is None:
-        url = url_as_sent(url)
-    return upper_escapes(url)
+    return upper_escapes(url_as_sent(url))
 
 
 def url_to_decide(request: Request) -> str:
@@ -92,6 +90,7 @@ def url_to_decide(request: Request) -> str:
 
 
 _LOWER_ESCAPE = re.compile(r"%(?:[a-f][0-9A-Fa-f]|[0-9A-F][a-f])")
+_ESCAPE = re.compile(r"%[0-9A-Fa-f]{2}")
 
 
 def upper_escapes(url: str) -> str:
@@ -101,7 +100,7 @@ def upper_escapes(url: str) -> str:
     ``Disallow: /wiki/ä`` forbids. A URL without a lower-case escape is returned as it is."""
     if "%" not in url or _LOWER_ESCAPE.search(url) is None:
         return url
-    return re.sub(r"%[0-9A-Fa-f]{2}", lambda escape: escape.group().upper(), url)
+    return _ESCAPE.sub(lambda escape: escape.group().upper(), url)
 
 
 def url_as_sent(url: str | bytes) -> str:

@@ -49,8 +49,9 @@ if TYPE_CHECKING:
 META_KEY = "rep_robots_tags"
 #: Where the add-on enables the middleware in SPIDER_MIDDLEWARES: before HttpErrorMiddleware (50).
 SPIDER_ORDER = 45
-#: Where the add-on enables RobotsStartMiddleware (addon.START_ORDER, a room above), for the start-up warning.
-_START_ORDER = 10
+#: Where the add-on enables RobotsStartMiddleware in SPIDER_MIDDLEWARES: nearest the engine (below Scrapy's lowest,
+#: 25), so the start requests other spider middlewares add wait too. Here, beside SPIDER_ORDER, for the start-up check.
+START_ORDER = 10
 _HEADER = b"X-Robots-Tag"
 _PREFIX = "rep/robots_tags"
 
@@ -166,4 +167,4 @@ def check_spider_middlewares(settings: BaseSettings, config: Config, start_middl
                        "requests are not held while robots.txt fetches fill the downloader, so Scrapy's engine may "
                        "move them all into the scheduler (nothing robots.txt forbids is let through); enable it with "
                        "'scrapy_rep.RobotsStartMiddleware': %d in SPIDER_MIDDLEWARES, or use ADDONS = "
-                       "{'scrapy_rep.Addon': 0}", _START_ORDER)
+                       "{'scrapy_rep.Addon': 0}", START_ORDER)
