@@ -1,16 +1,18 @@
 """Usage preferences in robots.txt: IETF AIPREF ``Content-Usage`` rules and Cloudflare ``Content-Signal`` lines.
 
 Sources: draft-ietf-aipref-attach-05 (section "Robots Exclusion Protocol Content-Usage Rule"),
-draft-ietf-aipref-vocab (-02 to -06: labels, "Processing Algorithm", "Combining Preferences"),
-draft-romm-aipref-contentsignals-00 (the three Content-Signal labels; robots.txt syntax as on contentsignals.org).
+draft-ietf-aipref-vocab-08 (its labels train-ai and search, "Processing Algorithm", "Combining Preferences" §7.1) and
+the labels of its earlier drafts (-01 to -04, ``LEGACY_LABELS``), draft-romm-aipref-contentsignals-00 (the three
+Content-Signal labels; robots.txt syntax as on contentsignals.org).
 
 Google's parser ignores both keys: they never change an allow/disallow decision or the grouping of lines.
 
 * ``Content-Usage: [path] pref``: ``pref`` is a Structured Fields Dictionary (``_sfdict``); a label of the vocabulary
-  with the Token ``y``/``n`` allows/disallows that use; other values and unknown labels state nothing. The path uses
-  Allow/Disallow's pattern syntax and escaping (SPEC 7.2, 7.3). For a URL, the matching rule with the longest path
-  (in bytes, escaped) applies, all of its preferences; matching rules of that same length combine, ``n`` over ``y``
-  (the draft says so for identical paths; equal-length different patterns are combined the same way).
+  (or a legacy label) with the Token ``y``/``n`` allows/disallows that use; other values and unknown labels state
+  nothing. The path uses Allow/Disallow's pattern syntax and escaping (SPEC 7.2, 7.3). For a URL, the matching rule
+  with the longest path (in bytes, escaped) applies, all of its preferences; matching rules of that same length
+  combine, ``n`` over ``y`` (the draft says so for identical paths; equal-length different patterns are combined the
+  same way).
 * ``Content-Signal: key=yes|no, ...``: no path, applies to every URL the group allows. Keys and values are compared
   case-insensitively; ``ai-train`` is reported as ``train-ai``, ``search`` as ``search``, ``ai-input`` as itself;
   other keys and values are ignored. Within a line a repeated key: the last wins. Several lines combine, ``no`` over
@@ -30,8 +32,13 @@ Departures and choices where the drafts are silent or disagree:
 # are unchanged); attach-05 makes it a rule, which would.
 # Draft extension: a Content-Usage line whose preference is not a Dictionary (or is empty) is dropped, rather than
 # kept as a rule stating nothing that would hide a shorter path's preferences.
-# Draft extension: the labels of every vocab draft are known: bots, train-genai (-02 to -04), train-ai, search,
-# ai-use (-05 on). ``ai-input`` is not mapped to ``ai-use``: the drafts do not declare them equivalent.
+# Draft extension: the labels earlier vocab drafts had and vocab-08 dropped (``LEGACY_LABELS``) are kept as
+# preferences under their own name (reports can name them; ``usage_problems`` says they are legacy), not as unknown
+# labels stating nothing. ``legacy_uses`` says which current uses a legacy ``n`` also refuses (``IMPLIES_TRAINING``);
+# the reading itself (only refusals carry over) is ``_opt_outs.from_preference``'s. ``ai-input`` is not mapped to
+# ``ai-use`` nor ``inference``: the drafts do not declare them equivalent.
+# Decision: a legacy ``n`` refuses train-ai only for the labels whose use includes training (``IMPLIES_TRAINING``,
+# whose docstring says why each); ``tdm`` refuses TDMRep's ``tdm`` use as well (the same category: EU 2019/790).
 """
 
 from __future__ import annotations
@@ -47,14 +54,45 @@ from ._sfdict import parse_dictionary
 
 CONTENT_USAGE = "Content-Usage"
 CONTENT_SIGNAL = "Content-Signal"
-VOCABULARY = frozenset({"bots", "train-ai", "train-genai", "ai-use", "search"})
-"""The AIPREF usage labels a Content-Usage preference may state (case-sensitive, as Structured Fields keys)."""
+VOCABULARY = frozenset({"train-ai", "search"})
+"""The usage labels of draft-ietf-aipref-vocab-08 (case-sensitive, as Structured Fields keys)."""
+LEGACY_LABELS: dict[str, str] = {
+    "tdm": "draft-ietf-aipref-vocab-01, Text and Data Mining",
+    "ai": "draft-ietf-aipref-vocab-01, AI Training",
+    "genai": "draft-ietf-aipref-vocab-01, Generative AI Training",
+    "inference": "draft-ietf-aipref-vocab-01, AI Inference",
+    "all": "draft-ietf-aipref-vocab-02, Automated Processing",
+    "ai-use": "draft-ietf-aipref-vocab-02, AI Use",
+    "train-genai": "draft-ietf-aipref-vocab-02 to -03, Generative AI Training",
+    "bots": "draft-ietf-aipref-vocab-03 to -04, Automated Processing",
+    "ai-output": "draft-ietf-aipref-vocab-04, AI Output",
+}
+"""Labels of earlier vocab drafts that vocab-08 no longer has -> where they were (checked against the drafts' tags in
+github.com/ietf-wg-aipref/drafts), with the category's title. Still found in robots.txt files and headers."""
+IMPLIES_TRAINING = frozenset({"all", "bots", "tdm", "ai", "genai", "train-genai"})
+"""The legacy labels whose ``n`` also refuses vocab-08's train-ai (training a model that generates synthetic content).
+
+Each names a use that includes that training: ``all``/``bots`` (Automated Processing) and ``tdm`` "encompass all the
+subsequent categories", training among them; ``ai`` (AI Training) is a superset of it; ``genai``/``train-genai``
+(Generative AI Training) is what vocab-08's train-ai defines. Not ``ai-use``, ``inference`` (content as input to a
+trained model) nor ``ai-output`` (content used to generate outputs; the training it mentions is only what producing
+those outputs needs): they are about using AI, not about training one, and refusing them says nothing of training."""
+_LEGACY_TDM = ("tdm", "train-ai")  # vocab-01's tdm is TDMRep's use too (text and data mining, EU 2019/790 art. 2(2))
+_LEGACY_TRAINING = ("train-ai",)
 SIGNALS = frozenset({"ai-train", "search", "ai-input"})
 """The Content-Signal keys (draft-romm-aipref-contentsignals-00, Table 1); others are ignored."""
 _AIPREF_OF_SIGNAL = {"ai-train": "train-ai"}  # "search" is the same label in both; "ai-input" has no equivalent
 
 _BLANK = re.compile(rb"[ \t]+")
 _ANSWERS = {b"yes": True, b"no": False}
+
+
+def legacy_uses(label: str) -> tuple[str, ...]:
+    """The uses a legacy ``label``'s ``n`` also refuses: ``tdm`` -> ("tdm", "train-ai"), the other labels of
+    ``IMPLIES_TRAINING`` -> ("train-ai",), any other label -> ()."""
+    if label == "tdm":
+        return _LEGACY_TDM
+    return _LEGACY_TRAINING if label in IMPLIES_TRAINING else ()
 
 
 def aipref_use(name: str) -> str:
@@ -109,7 +147,7 @@ def content_usage(line: int, value: bytes) -> UsageLine | None:
         return None
     written = value.decode("utf-8", "replace")
     preferences = tuple(Preference(key, token == "y", line, CONTENT_USAGE, written)
-                        for key, token in members.items() if key in VOCABULARY and token in ("y", "n"))
+                        for key, token in members.items() if _known(key) and token in ("y", "n"))
     return UsageLine(CONTENT_USAGE, "" if path is None else escape_bytes(path), preferences)
 
 
@@ -126,6 +164,11 @@ def content_signal(line: int, value: bytes) -> UsageLine | None:
     written = value.decode("utf-8", "replace")
     return UsageLine(CONTENT_SIGNAL, "", tuple(Preference(use, allowed, line, CONTENT_SIGNAL, written)
                                                for use, allowed in answers.items()))
+
+
+def _known(label: str) -> bool:
+    """Whether ``label`` states a preference: a label of vocab-08 or of an earlier draft."""
+    return label in VOCABULARY or label in LEGACY_LABELS
 
 
 def _split_path(value: bytes) -> tuple[bytes | None, bytes]:
@@ -204,12 +247,23 @@ def usage_problems(key: str, value: str) -> list[tuple[str, str]]:
         return [("usage-malformed", f"Content-Usage: {value}: {why}: the line is ignored")]
     problems = []
     for label, token in members.items():
-        if label not in VOCABULARY:
+        if label in LEGACY_LABELS:
+            problems.append(("usage-legacy-label", legacy_message("Content-Usage", label)))
+        if not _known(label):
             problems.append(("usage-unknown-key", f"Content-Usage: unknown usage label {label!r}: ignored "
                                                   f"(known: {', '.join(sorted(VOCABULARY))})"))
         elif token not in ("y", "n"):
             problems.append(("usage-value", f"Content-Usage: {label} must be y or n: its preference is unknown"))
     return problems
+
+
+def legacy_message(source: str, label: str) -> str:
+    """What a legacy ``label`` in a ``source`` (``Content-Usage``) is said to be, for lint and the crawl log."""
+    uses = legacy_uses(label)
+    how = f"read as {' and '.join(f'{use}=n' for use in uses)} when it says n" if uses else "not read as any use"
+    history = LEGACY_LABELS.get(label, "an earlier draft")
+    return (f"{source}: {label!r} was dropped from the AIPREF vocabulary ({history}); vocab-08 knows train-ai and "
+            f"search: reported, and {how} (REP_USAGE_LEGACY_LABELS)")
 
 
 def _signal_problems(value: bytes) -> Iterator[tuple[str, str]]:

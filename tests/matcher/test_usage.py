@@ -13,7 +13,16 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from scrapy_rep.matcher import Preference, aipref_use, parse, usage_problems
+from scrapy_rep.matcher import (
+    IMPLIES_TRAINING,
+    LEGACY_LABELS,
+    VOCABULARY,
+    Preference,
+    aipref_use,
+    legacy_uses,
+    parse,
+    usage_problems,
+)
 from scrapy_rep.matcher._sfdict import parse_dictionary
 
 from ..properties.test_parser_properties import AGENTS, patterns, rule_lists, urls
@@ -83,7 +92,11 @@ def test_preference_fields_and_log_text() -> None:
     (['Content-Usage: train-ai=y, train-ai, search=n, search="n"'], "/", {}),
     (["Content-Usage: train-ai;allow=n, train-ai=y"], "/", {"train-ai": "y@3"}),
     (["Content-Usage: train-ai=yes, search=N, bots=?0"], "/", {}),
+    # legacy labels (earlier vocab drafts) are kept under their own name, so that reports can name them
     (["Content-Usage: train-genai=n, ai-use=y, bots=n"], "/", {"train-genai": "n@3", "ai-use": "y@3", "bots": "n@3"}),
+    (["Content-Usage: tdm=n, ai=y, genai=n, all=y, ai-output=n, inference=y"], "/",
+     {"tdm": "n@3", "ai": "y@3", "genai": "n@3", "all": "y@3", "ai-output": "n@3", "inference": "y@3"}),
+    (["Content-Usage: train-genai=yes, bots"], "/", {}),
     # malformed dictionaries (vocab: parsing fails, nothing is known): the line is dropped, the shorter rule applies
     (["Content-Usage: train-ai=n", "Content-Usage: /a/ Train-AI=y"], "/a/", {"train-ai": "n@3"}),
     (["Content-Usage: train-ai=n", "Content-Usage: /a/ train-ai=y,"], "/a/", {"train-ai": "n@3"}),
@@ -166,6 +179,9 @@ def test_structured_fields_dictionary(value: str, expected: dict[str, str | None
     ("Content-Usage", "/a/", ["usage-malformed"]),
     ("content-usage", "train-ai=no", ["usage-value"]),
     ("Content-Usage", "training=n, search=y", ["usage-unknown-key"]),
+    ("Content-Usage", "/ train-genai=n, search=y", ["usage-legacy-label"]),
+    ("Content-Usage", "bots=n, ai-use=y, tdm=x", ["usage-legacy-label", "usage-legacy-label", "usage-legacy-label",
+                                                "usage-value"]),
     ("Content-Usage", "Train-AI=n", ["usage-malformed"]),
     ("Content-Signal", "search=yes, ai-train=no, ai-input=no", []),
     ("Content-Signal", "search=yes, ai-train, foo=no, ai-input=maybe", [
@@ -173,6 +189,38 @@ def test_structured_fields_dictionary(value: str, expected: dict[str, str | None
 ])
 def test_usage_problems_for_lint(key: str, value: str, kinds: list[str]) -> None:
     assert [kind for kind, _ in usage_problems(key, value)] == kinds
+
+
+def test_vocabulary_is_vocab_08_and_legacy_labels_are_the_earlier_drafts() -> None:
+    """vocab-08's table has train-ai and search; the labels of -01 to -04 are legacy, none of them current."""
+    assert frozenset({"train-ai", "search"}) == VOCABULARY
+    assert set(LEGACY_LABELS) == {"tdm", "ai", "genai", "inference", "all", "ai-use", "train-genai", "bots",
+                                  "ai-output"}
+    assert not VOCABULARY & set(LEGACY_LABELS)
+    assert all(note.startswith("draft-ietf-aipref-vocab-0") for note in LEGACY_LABELS.values())
+    assert LEGACY_LABELS["train-genai"].startswith("draft-ietf-aipref-vocab-02 to -03")
+    assert IMPLIES_TRAINING == {"all", "bots", "tdm", "ai", "genai", "train-genai"} < set(LEGACY_LABELS)
+
+
+@pytest.mark.parametrize(("label", "uses"), [
+    ("tdm", ("tdm", "train-ai")),
+    *[(label, ("train-ai",)) for label in ("all", "bots", "ai", "genai", "train-genai")],
+    *[(label, ()) for label in ("ai-use", "ai-output", "inference", "train-ai", "search", "ai-input", "", "x")],
+])
+def test_legacy_uses(label: str, uses: tuple[str, ...]) -> None:
+    """Using content as AI input or output is not training: only the labels that include training refuse it."""
+    assert legacy_uses(label) == uses
+
+
+def test_legacy_label_messages_say_where_the_label_was_and_how_it_is_read() -> None:
+    ((kind, message),) = usage_problems("Content-Usage", "train-genai=n")
+    assert kind == "usage-legacy-label"
+    assert message == ("Content-Usage: 'train-genai' was dropped from the AIPREF vocabulary "
+                       "(draft-ietf-aipref-vocab-02 to -03, Generative AI Training); vocab-08 knows train-ai and "
+                       "search: reported, and read as train-ai=n when it says n (REP_USAGE_LEGACY_LABELS)")
+    assert "read as tdm=n and train-ai=n when it says n" in usage_problems("Content-Usage", "tdm=n")[0][1]
+    assert "not read as any use" in usage_problems("Content-Usage", "ai-output=n")[0][1]
+    assert "(known: search, train-ai)" in usage_problems("Content-Usage", "training=n")[0][1]
 
 
 _USAGE_LINES = st.one_of(
