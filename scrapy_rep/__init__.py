@@ -4,10 +4,11 @@ from ._scrapy import robots_parsed
 from .addon import Addon
 from .middleware import RobotsMiddleware, RobotsStartMiddleware
 from .requests.page_directives import RobotsTagsMiddleware
+from .requests.response_usage import UsageMiddleware
 from .robotparser import RobotParser
 from .robots.body import RobotsBodyMiddleware
 
 __version__ = "0.1.0"
 
 __all__ = ["Addon", "RobotParser", "RobotsBodyMiddleware", "RobotsMiddleware", "RobotsStartMiddleware",
-           "RobotsTagsMiddleware", "__version__", "robots_parsed"]
+           "RobotsTagsMiddleware", "UsageMiddleware", "__version__", "robots_parsed"]

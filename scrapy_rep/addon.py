@@ -11,6 +11,7 @@ from scrapy.utils.misc import load_object
 
 from .middleware import RobotsMiddleware, RobotsStartMiddleware
 from .requests.page_directives import SPIDER_ORDER, START_ORDER, RobotsTagsMiddleware
+from .requests.response_usage import USAGE_ORDER, UsageMiddleware
 from .robots.body import BODY_MIDDLEWARE_ORDER, RobotsBodyMiddleware
 
 logger = logging.getLogger(__name__)
@@ -23,11 +24,11 @@ BUILTIN_PATH = "scrapy.downloadermiddlewares.robotstxt.RobotsTxtMiddleware"
 
 class Addon:
     """Disables ``RobotsTxtMiddleware`` and enables ``RobotsMiddleware`` at its place (100) plus its body
-    companion (595), and in SPIDER_MIDDLEWARES the one that obeys page-level directives (``RobotsTagsMiddleware``, 45)
-    and the one that paces start requests while robots.txt fetches fill the downloader (``RobotsStartMiddleware``,
-    10). Obedience itself stays governed by ``ROBOTSTXT_OBEY`` (SPEC 8.3); positions the user
-    already gave our middlewares are kept. Each change to what the user wrote in either setting is logged at INFO
-    (logger ``scrapy_rep.addon``), and so is each position kept."""
+    companion (595), and in SPIDER_MIDDLEWARES the one that obeys page-level directives (``RobotsTagsMiddleware``,
+    45), the one that reads each response's opt-outs (``UsageMiddleware``, 46) and the one that paces start requests
+    while robots.txt fetches fill the downloader (``RobotsStartMiddleware``, 10). Obedience itself stays governed by
+    ``ROBOTSTXT_OBEY`` (SPEC 8.3); positions the user already gave our middlewares are kept. Each change to what the
+    user wrote in either setting is logged at INFO (logger ``scrapy_rep.addon``), and so is each position kept."""
 
     def update_settings(self, settings: BaseSettings) -> None:
         name = "DOWNLOADER_MIDDLEWARES"
@@ -47,6 +48,7 @@ class Addon:
         middlewares = settings.getdict(name)
         _place(name, middlewares, RobotsTagsMiddleware, SPIDER_ORDER,
                "REP_ROBOTS_TAGS = False to stop reading page-level directives")
+        _place(name, middlewares, UsageMiddleware, USAGE_ORDER, "ROBOTSTXT_OBEY = False to stop reading opt-outs")
         _place(name, middlewares, RobotsStartMiddleware, START_ORDER,
                "ROBOTSTXT_OBEY = False to stop obeying robots.txt")
         settings.set(name, middlewares, settings.getpriority(name) or 0)

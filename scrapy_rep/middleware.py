@@ -33,14 +33,13 @@ from .reporting.outcome_log import OutcomeLog
 from .reporting.soft404 import Soft404Log
 from .reporting.startup import say_at_start, say_cache_size, say_config_error
 from .reporting.waiting_log import CLOSING, REQUEUE
-from .requests.agents import RequestAgents
 from .requests.clean_param import CleanParams
+from .requests.decision import Decider
 from .requests.dry_run import DryRun
 from .requests.page_directives import check_spider_middlewares
 from .requests.parking import AT_CLOSE, RELEASED, mark_scheduled
-from .requests.usage import Usage
+from .requests.response_usage import check_usage_middleware
 from .requests.waiting import Waiting
-from .robotparser import url_to_decide
 from .robots.body import check_middlewares
 from .robots.downloads import RobotsDownloads
 from .robots.fetch import ROBOTS_META_KEY
@@ -50,6 +49,7 @@ from .robots.policy import has_copy, should_hold
 from .robots.refresh import Refresher
 from .robots.spider_robots import KeepingFetcher, answer_from_copy, is_own_robots_url, kept_response
 from .robots.state import FETCH_ON_ARRIVAL, Event, OriginMap, OriginState, State
+from .robots.tdmrep import TdmFiles
 from .stores import Entry, Outcome, Store
 from .stores.startup import open_crawler_store
 
@@ -91,8 +91,9 @@ class RobotsMiddleware:
         self._outcome_log = OutcomeLog(clock)
         self._internal_errors = InternalErrors(self.stats, config, clock)
         self._soft404 = Soft404Log(self.stats, config.max_size)  # an HTML page served as robots.txt
-        self._usage = Usage(config.content_uses, self.stats)  # meta["rep_usage"]; REP_CONTENT_USES enforced
-        self._agents = RequestAgents(config, self.stats)  # a request's own User-Agent token (Scrapy's contract)
+        self._tdm = TdmFiles(store, downloads.download, config, clock, self.stats, self.places.step_aside) \
+            if config.tdmrep else None  # each origin's tdmrep.json, beside its robots.txt (tdmrep.py)
+        self._decider = Decider(crawler, config, self.stats, self.origins, self._dry_run, self._report)
         self._clean = CleanParams(crawler, self.stats) if config.clean_param else None  # REP_CLEAN_PARAM
         self._closed = False  # after spider_closed: no more fetches or retries
         crawler.signals.connect(self._spider_opened, signal=signals.spider_opened)
@@ -107,6 +108,7 @@ class RobotsMiddleware:
             config = Config.from_settings(crawler.settings)
             check_middlewares(crawler.settings)
             check_spider_middlewares(crawler.settings, config, RobotsStartMiddleware)
+            check_usage_middleware(crawler.settings, config)
             clock = config.clock or _reactor()
             store = open_crawler_store(config, clock)  # Redis: the asyncio reactor, one PING (stores/startup.py)
         except ConfigError as exc:
@@ -137,7 +139,7 @@ class RobotsMiddleware:
             return self._pass_through("robots_txt")  # e.g. with a query: not the file the plugin fetches
         state = self.origins.get(origin.key)
         if (state is not None and state.state is State.READY and state.entry is not None
-                and state.entry.expires_at > self.clock.seconds()):
+                and state.fresh_until > self.clock.seconds()):
             self.stats.inc_value("rep/cache/hits")
             self.origins.used(origin.key)
             snapshot: _Snapshot = (state.entry, state.rules)
@@ -149,7 +151,7 @@ class RobotsMiddleware:
             return self._answer(request, origin, snapshot)
         if self._clean is not None and (canonical := self._clean.rewritten(request, snapshot[1])):
             return canonical  # back through the scheduler under its canonical URL (clean_param.py)
-        self._decide(request, *snapshot)
+        self._decider.decide(request, *snapshot)
         return None
 
     async def _waited(self, request: Request, origin: Origin, *, robots_url: bool) -> Response | Request | None:
@@ -172,7 +174,7 @@ class RobotsMiddleware:
             return self._answer(request, origin, result)
         if self._clean is not None and (canonical := self._clean.rewritten(request, result[1])):
             return canonical  # as a forbidden one, it leaves its downloader place (clean_param.py)
-        self._decide(request, *result)
+        self._decider.decide(request, *result)
         if not parked:
             return None
         if not straight:
@@ -208,25 +210,6 @@ class RobotsMiddleware:
         self.stats.inc_value(f"rep/requests/passed_through/{reason}")
         return None  # process_request's "send it on"
 
-    def _decide(self, request: Request, entry: Entry, rules: AgentRules | None) -> None:
-        """Allow (with its usage preferences in ``meta["rep_usage"]``), or forbid: a rule disallows it, or its
-        preferences refuse a use of REP_CONTENT_USES (usage.py). ``rules``: the origin's form for the crawl's tokens,
-        replaced by the request's own User-Agent token's form when it has one (agents.py)."""
-        tokens, rules = self._agents.decision_form(request, entry, rules)
-        url = url_to_decide(request)  # request.url, encoded when meta["verbatim_url"] kept it as written
-        allowed, preferences = (True, {}) if rules is None else rules.decide(url)
-        if allowed:
-            where = self._usage.refusal(request, preferences)
-            if where is None:
-                self._dry_run.allowed(entry)
-                self._report.allowed(entry.origin, request)
-                return
-        else:
-            assert rules is not None
-            where = rules.explain(url).reason  # matcher.cite's words: the rule, and the group it is in
-        self._report.forbidden(entry, request, where)
-        self._dry_run.forbid(request, entry, where, tokens, self.crawler.spider)  # IgnoreRequest unless a dry run
-
     # -- an origin's path ----------------------------------------------------------------------------------------
 
     def _start_fetch(self, state: OriginState, origin: Origin, event: Event, trigger: Request) -> None:
@@ -246,6 +229,8 @@ class RobotsMiddleware:
             if not await self.places.take(origin.key, origin.robots_url):
                 return  # closing
             entry, source, fetched = await self.refresher.current_entry(origin, state.entry)
+            if self._tdm is not None and not should_hold(entry):  # never raises
+                await self._tdm.refresh(origin, state, self.crawler.spider)
         except Exception as exc:
             entry = self._internal_errors.entry_after(state, "fetch", exc, self.crawler.spider)
             source, fetched = None, None
@@ -279,6 +264,8 @@ class RobotsMiddleware:
                trigger: Request) -> None:
         """Make ``entry`` the origin's: move the machine, then release or keep holding its waiters."""
         state.entry, state.rules = entry, rules
+        tdm = state.tdm.expires_at if self._tdm is not None and state.tdm is not None else entry.expires_at
+        state.fresh_until = min(entry.expires_at, tdm)
         if should_hold(entry):
             state.handle(Event.FETCH_FAILED)
             delay = max(entry.expires_at - self.clock.seconds(), 0.0)
@@ -315,6 +302,8 @@ class RobotsMiddleware:
         origins_at_close(self.origins.values(), self.stats, self.crawler.spider)
         self.waiting.log.close()  # WARNING per origin whose held requests were dropped
         self._report.close(self.crawler.spider)  # WARNING when robots.txt stopped everything; INFO forbidden counts
+        if self._tdm is not None:
+            await self._tdm.close()
         await self.refresher.close()
         self.places.close()  # after the refresher's: a fetch it stops stores no outcome (refresh.py)
 

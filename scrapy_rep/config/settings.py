@@ -8,7 +8,6 @@ documents each setting.
 from __future__ import annotations
 
 import difflib
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol, cast
@@ -19,17 +18,16 @@ from scrapy.exceptions import NotConfigured
 from scrapy.settings import BaseSettings
 from scrapy.utils.misc import load_object
 
-from ..matcher import aipref_use
 from .redis_target import InvalidRedisSetting, RedisTarget, is_settings_form, redact, target_from_settings
 from .store_uri import DEFAULT_MAX_ORIGINS, InvalidStoreURI, validate_store_uri
 from .tokens import InvalidToken, Tokens, tokens_from_settings
+from .uses import UsesError, content_uses, fetches_tdmrep
 
 DAY = 86_400.0
 STORE_SCHEMES = ("memory", "sqlite", "redis", "rediss")
 #: SPEC 4.4 (RFC 9309 2.5): a crawler must parse at least the first 500 KiB of a robots.txt. A smaller
 #: REP_MAX_SIZE needs REP_ALLOW_SMALL_MAX_SIZE = True: truncating a file can only drop rules (allow more).
 RFC_MIN_MAX_SIZE = 500 * 1024
-_USE_NAME = re.compile(r"[a-z0-9][a-z0-9-]*")
 
 #: Every ``REP_*`` setting scrapy-rep reads; any other ``REP_*`` name stops the crawl (``check_known_settings``).
 SETTINGS = (
@@ -39,7 +37,8 @@ SETTINGS = (
     "REP_MAX_PARKED", "REP_UNREACHABLE_ALLOW_AFTER", "REP_OBEY_CRAWL_DELAY", "REP_MAX_CRAWL_DELAY",
     "REP_5XX_NOT_FOUND_HEURISTIC", "REP_STORE", "REP_MEMORY_MAX_ORIGINS", "REP_STORE_POLL_INTERVAL",
     "REP_STORE_LEASE_TTL", "REP_CLOCK", "REP_ROBOTS_REQUEST", "REP_ENFORCE", "REP_CONTENT_USES", "REP_ROBOTS_TAGS",
-    "REP_OBEY_NOFOLLOW", "REP_OBEY_NOINDEX", "REP_CLEAN_PARAM",
+    "REP_OBEY_NOFOLLOW", "REP_OBEY_NOINDEX", "REP_CLEAN_PARAM", "REP_TDMREP", "REP_USAGE_LEGACY_LABELS",
+    "REP_USAGE_DISCOVERY",
 )
 
 
@@ -107,9 +106,16 @@ class Config:
     robots_request: RobotsRequestHook | None = None
     #: REP_ENFORCE: False is a dry run: requests decided, counted and logged, none dropped or held (dry_run.py).
     enforce: bool = True
-    #: REP_CONTENT_USES: the uses this crawl makes of content (AIPREF vocabulary, e.g. "train-ai"); a request whose
-    #: robots.txt usage preferences refuse one is forbidden (usage.py). Empty: preferences are only reported.
+    #: REP_CONTENT_USES: the uses this crawl makes of content (``uses.USES``); a request an opt-out known before
+    #: download refuses one of is forbidden, the items of a response one read after refuses are dropped
+    #: (requests/usage.py). Empty: the opt-outs are only reported.
     content_uses: tuple[str, ...] = ()
+    #: REP_TDMREP: each origin's /.well-known/tdmrep.json is fetched (by default when content_uses names a TDM use).
+    tdmrep: bool = False
+    #: REP_USAGE_LEGACY_LABELS: an ``n`` of a label earlier AIPREF drafts had that implies AI training refuses train-ai.
+    usage_legacy_labels: bool = True
+    #: REP_USAGE_DISCOVERY (opt-in): a page an opt-out refuses before download is downloaded for its links only.
+    usage_discovery: bool = False
     #: REP_ROBOTS_TAGS: read each response's page-level directives (robots meta tag, X-Robots-Tag) into
     #: ``meta["rep_robots_tags"]``; False: not read, so neither of the two below applies (page_directives.py).
     robots_tags: bool = True
@@ -166,7 +172,7 @@ class Config:
             clock=_clock(settings.get("REP_CLOCK")),
             robots_request=_robots_request(settings.get("REP_ROBOTS_REQUEST")),
             enforce=read.boolean("REP_ENFORCE", cls.enforce),
-            content_uses=_content_uses(settings.get("REP_CONTENT_USES")),
+            **_uses(settings, read),
             robots_tags=read.boolean("REP_ROBOTS_TAGS", cls.robots_tags),
             obey_nofollow=read.boolean("REP_OBEY_NOFOLLOW", cls.obey_nofollow),
             obey_noindex=read.boolean("REP_OBEY_NOINDEX", cls.obey_noindex),
@@ -257,21 +263,15 @@ def _redis_target(settings: BaseSettings, store: str) -> RedisTarget | None:
         raise ConfigError(exc.setting, exc.value, exc.why) from None
 
 
-def _content_uses(value: Any) -> tuple[str, ...]:
-    """REP_CONTENT_USES: a list of use names (or one comma-separated string), each a vocabulary token; Cloudflare
-    Content-Signal's names are taken as their AIPREF equivalents (``ai-train`` is ``train-ai``)."""
-    if value is None or value == "":
-        return ()
-    names = value.split(",") if isinstance(value, str) else value
-    if not isinstance(names, (list, tuple)) or not all(isinstance(name, str) for name in names):
-        raise ConfigError("REP_CONTENT_USES", value, "expected a list of use names, e.g. ['train-ai']")
-    uses: list[str] = []
-    for name in (name.strip().lower() for name in names):
-        if not _USE_NAME.fullmatch(name):
-            raise ConfigError("REP_CONTENT_USES", value, f"{name!r} is not a use name (letters, digits and '-', "
-                              "e.g. 'train-ai', 'search')")
-        uses.append(aipref_use(name))
-    return tuple(dict.fromkeys(uses))
+def _uses(settings: BaseSettings, read: _Reader) -> dict[str, Any]:
+    """The fields of the content-use settings (uses.py)."""
+    try:
+        uses = content_uses(settings.get("REP_CONTENT_USES"))
+        return {"content_uses": uses, "tdmrep": fetches_tdmrep(settings.get("REP_TDMREP"), uses),
+                "usage_legacy_labels": read.boolean("REP_USAGE_LEGACY_LABELS", Config.usage_legacy_labels),
+                "usage_discovery": read.boolean("REP_USAGE_DISCOVERY", Config.usage_discovery)}
+    except UsesError as exc:
+        raise ConfigError(exc.setting, exc.value, exc.why) from None
 
 
 def unknown_settings(settings: BaseSettings) -> list[tuple[str, str | None]]:

@@ -77,6 +77,8 @@ class TdmRep:
 
     rules: tuple[TdmRule, ...] = ()
     problems: tuple[str, ...] = ()
+    #: The body is not a JSON document at all (not UTF-8, not JSON, nested too deeply): nothing could be read.
+    unreadable: bool = False
     _shapes: tuple[Shape, ...] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -108,7 +110,7 @@ def parse_tdmrep(body: bytes) -> TdmRep:
     problems = _Problems()
     document = _load(body, problems)
     if document is _UNREADABLE:
-        return TdmRep((), problems.result())
+        return TdmRep((), problems.result(), unreadable=True)
     if not isinstance(document, list):
         problems.add(f"the file is a JSON {_kind(document)}, not an array of rules ([{{...}}, ...]): "
                      "no rule is read")

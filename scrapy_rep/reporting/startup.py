@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from .. import _scrapy
 from ..config.tokens import Tokens
+from ..config.uses import TDM_USES
 from ..robotparser import RobotParser
 from ..stores import MemoryStore
 from .outcome_log import plural
@@ -72,6 +73,7 @@ def say_at_start(config: Config, settings: BaseSettings, store: Store) -> None:
         logger.warning("scrapy-rep: REP_ENFORCE = False: a dry run: requests robots.txt forbids, holds or drops are "
                        "sent anyway and counted under rep/dry_run/ (the close report says what enforcing would "
                        "have stopped); remove the setting to obey robots.txt")
+    say_uses(config)
     parser = settings.get("ROBOTSTXT_PARSER")
     if (settings.getpriority("ROBOTSTXT_PARSER") or 0) > 0 and parser not in OUR_PARSER:
         logger.warning("scrapy-rep: ROBOTSTXT_PARSER = %r is not used: scrapy_rep.RobotsMiddleware decides with "
@@ -81,6 +83,24 @@ def say_at_start(config: Config, settings: BaseSettings, store: Store) -> None:
             "scrapy-rep: SCHEDULER is scrapy-redis's (a fleet's shared queue) but REP_STORE is 'memory': every worker "
             "downloads each robots.txt itself; REP_STORE = 'redis' shares one copy and one fetch per origin across "
             "the fleet (README, Running a fleet)")
+
+
+def say_uses(config: Config) -> None:
+    """The uses the crawl declares and which opt-outs it reads for them (config/uses.py); a WARNING when
+    REP_TDMREP = False leaves a declared TDM use without the origins' tdmrep.json."""
+    if config.content_uses:
+        discovery = "; refused pages are downloaded for their links only (REP_USAGE_DISCOVERY)" \
+            if config.usage_discovery else ""
+        logger.info("scrapy-rep: content uses declared (REP_CONTENT_USES): %s; opt-outs read: robots.txt, response "
+                    "headers, meta tags%s%s", ", ".join(config.content_uses),
+                    ", each origin's tdmrep.json" if config.tdmrep else "", discovery)
+    elif config.tdmrep:
+        logger.info("scrapy-rep: each origin's tdmrep.json is read (REP_TDMREP = True) and reported, not enforced "
+                    "(REP_CONTENT_USES is empty)")
+    if not config.tdmrep and TDM_USES.intersection(config.content_uses):
+        logger.warning("scrapy-rep: REP_TDMREP = False: the origins' /.well-known/tdmrep.json is not read, so a TDM "
+                       "reservation stated only there is not obeyed for %s; remove the setting to read it",
+                       ", ".join(sorted(TDM_USES.intersection(config.content_uses))))
 
 
 async def say_cache_size(store: Store, spider: Any) -> None:

@@ -65,24 +65,29 @@ class DryRun:
         if not self.enforce and should_hold(entry):
             self.stats.inc_value("rep/dry_run/would_hold")
 
-    def forbid(self, request: Request, entry: Entry, where: str, tokens: tuple[str, ...], spider: Any) -> None:
+    def forbid(self, request: Request, entry: Entry, where: str, tokens: tuple[str, ...], spider: Any,
+               usage: bool = False) -> None:
         """The DEBUG line naming the rule and the tokens obeyed, then ``IgnoreRequest``; in a dry run the line says
         so and it goes on.
 
         ``where`` is the deciding line as ``matcher.cite`` words it (``Verdict.reason``, ``Preference.where``):
         ``Forbidden by robots.txt: <url> (<origin>/robots.txt line 6 (Disallow: /private/) of the 'newbiebot' group
         (line 5); as ['newbiebot'])``; the IgnoreRequest's message is ``Forbidden by robots.txt: <where>`` (the demo
-        report reads it).
+        report reads it). ``usage``: an opt-out refused a use of REP_CONTENT_USES (``where``: usage.refusal_words),
+        said ``Refused for its use``, and counted in ``rep/requests/forbidden/usage`` too.
         """
+        what = "Refused for its use" if usage else "Forbidden by robots.txt"
+        line = "%s: %s (%s; as %s)" if usage else "%s: %s (%s/robots.txt %s; as %s)"
+        args = (request.url, where) if usage else (request.url, entry.origin, where)
         if self.enforce:
             self.stats.inc_value("rep/requests/forbidden")
-            logger.debug("Forbidden by robots.txt: %s (%s/robots.txt %s; as %s)", request.url, entry.origin, where,
-                         shown(tokens), extra={"spider": spider})
-            raise IgnoreRequest(f"Forbidden by robots.txt: {where}")
+            if usage:
+                self.stats.inc_value("rep/requests/forbidden/usage")
+            logger.debug(line, what, *args, shown(tokens), extra={"spider": spider})
+            raise IgnoreRequest(f"{what}: {where}")
         self.stats.inc_value("rep/requests/allowed")
         self.stats.inc_value("rep/dry_run/would_forbid")
-        logger.debug("Forbidden by robots.txt (dry run, sent anyway): %s (%s/robots.txt %s; as %s)", request.url,
-                     entry.origin, where, shown(tokens), extra={"spider": spider})
+        logger.debug(line, f"{what} (dry run, sent anyway)", *args, shown(tokens), extra={"spider": spider})
 
     def sends_after_timeout(self, request: Request, state: OriginState, spider: Any) -> bool:
         """Dry run: a request whose origin's robots.txt did not answer within REP_HOLD_TIMEOUT goes on, undecided."""

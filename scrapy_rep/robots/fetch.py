@@ -20,7 +20,7 @@ from scrapy.http import Response
 from scrapy.http.request import NO_CALLBACK
 
 from .decoding import ACCEPT_ENCODING
-from .origin import Origin
+from .origin import Located
 from .policy import BAD_REDIRECT, REDIRECT_LOOP, TOO_MANY_REDIRECTS, FetchResult
 
 #: Marks a robots.txt request (and carries its size cap) for the signal handler and the body middleware.
@@ -69,7 +69,7 @@ def stop_at_cap(data: bytes, request: Request) -> None:
 
 
 class Fetcher(Protocol):
-    async def fetch(self, origin: Origin, url: str | None = None) -> FetchResult: ...
+    async def fetch(self, origin: Located, url: str | None = None) -> FetchResult: ...
 
 
 class RobotsFetcher:
@@ -80,7 +80,7 @@ class RobotsFetcher:
         self.max_size = max_size
         self.max_redirects = max_redirects
 
-    async def fetch(self, origin: Origin, url: str | None = None) -> FetchResult:
+    async def fetch(self, origin: Located, url: str | None = None) -> FetchResult:
         """The final status/body or error; never raises for network or HTTP conditions. A chain that ends without
         a robots.txt says in ``refused`` where it pointed and why it stopped there (for the log). The chain starts
         at ``url`` (``scrapy-rep check`` of a draft such as ``/staging/robots.txt``), by default the origin's

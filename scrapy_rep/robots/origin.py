@@ -9,6 +9,7 @@ from __future__ import annotations
 import ipaddress
 from dataclasses import dataclass, field
 from functools import lru_cache
+from typing import Protocol
 from urllib.parse import urlsplit
 
 import idna
@@ -45,6 +46,17 @@ class Origin:
     def robots_url(self) -> str:
         """SPEC 1.1: ``scheme://host[:port]/robots.txt``."""
         return f"{self}{ROBOTS_PATH}"
+
+
+class Located(Protocol):
+    """An origin-level file: its store key and its URL (an ``Origin``'s are its key and its robots.txt; a
+    tdmrep.json's are both its URL, ``robots.tdmrep``)."""
+
+    @property
+    def key(self) -> str: ...
+
+    @property
+    def robots_url(self) -> str: ...
 
 
 def origin_of(url: str) -> Origin:

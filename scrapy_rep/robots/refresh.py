@@ -32,7 +32,7 @@ from twisted.python.failure import Failure
 from ..config import Clock, Config
 from ..stores import Entry, Outcome, Store, StoreError
 from .fetch import Fetcher
-from .origin import Origin
+from .origin import Located
 from .policy import FetchResult, next_entry
 from .write_behind import WriteBehind
 
@@ -61,10 +61,27 @@ class Current(NamedTuple):
     fetched: FetchResult | None = None
 
 
+class StatNames(NamedTuple):
+    """The stat prefixes of one kind of origin-level file: its cache lookups and its downloads."""
+
+    cache: str = "rep/cache"
+    downloads: str = "rep/robots"
+
+
+ROBOTS_STATS = StatNames()
+
+
 class Refresher:
+    """Serves one kind of origin-level file (robots.txt; tdmrep.json, keyed by its URL: tdmrep.py) from the store,
+    another crawler's fetch or a download; ``names`` prefixes its stats. ``owns_store``: ``close`` closes the store
+    (one refresher per store does)."""
+
     def __init__(self, store: Store, fetcher: Fetcher, config: Config, clock: Clock,
-                 stats: StatsCollector, on_lease_wait: Callable[[str], None] = lambda origin: None) -> None:
+                 stats: StatsCollector, on_lease_wait: Callable[[str], None] = lambda origin: None,
+                 names: StatNames = ROBOTS_STATS, owns_store: bool = True) -> None:
         self.store = store
+        self.names = names
+        self.owns_store = owns_store
         self.on_lease_wait = on_lease_wait  # called with the origin when another crawler holds its fetch lease
         self.fetcher = fetcher
         self.config = config
@@ -80,7 +97,7 @@ class Refresher:
         self._store_errors = 0  # store calls that failed: the first is a WARNING, the rest DEBUG (and the close)
         self._behind = WriteBehind(self.call, self.holder, clock, stats)  # a store that batches_writes
 
-    async def current_entry(self, origin: Origin, previous: Entry | None) -> Current:
+    async def current_entry(self, origin: Located, previous: Entry | None) -> Current:
         """A fresh stored entry, else the entry after fetching under the lease. ``previous`` is the entry in
         effect in this process (it and the stored one count for stale-on-error, SPEC 2.4). Each call is one cache
         lookup, counted once: ``rep/cache/store_hits`` (the store had it fresh) or ``rep/cache/misses`` (it had not:
@@ -92,20 +109,20 @@ class Refresher:
         key = origin.key
         behind = self._behind.pending(key)  # our own outcome, not stored yet: the freshest there is
         if behind is not None and behind.is_fresh(self.clock.seconds()):
-            self.stats.inc_value("rep/cache/store_hits")
+            self.stats.inc_value(f"{self.names.cache}/store_hits")
             return Current(behind, Source.STORE)
         stored, leased = await self._lookup(key)
         if stored is not None and stored.is_fresh(self.clock.seconds()):
-            self.stats.inc_value("rep/cache/store_hits")
+            self.stats.inc_value(f"{self.names.cache}/store_hits")
             return Current(stored, Source.STORE)
-        self.stats.inc_value("rep/cache/misses")
+        self.stats.inc_value(f"{self.names.cache}/misses")
         # The stored copy may be the only one (e.g. after a restart): it counts for stale-on-error (SPEC 2.4).
         previous = _latest(previous, stored)
         if stored is not None:  # stale: the lease was not tried yet
             return await self._fetch_under_lease(origin, previous, await self._take_lease(key), read_again=True)
         return await self._fetch_under_lease(origin, previous, leased, read_again=False)
 
-    async def _fetch_under_lease(self, origin: Origin, previous: Entry | None, leased: bool | None,
+    async def _fetch_under_lease(self, origin: Located, previous: Entry | None, leased: bool | None,
                                  read_again: bool) -> Current:
         """Fetch under the lease (``leased``: as ``_take_lease`` says), waiting for it while another crawler holds
         it. ``read_again``: the lease was taken after the store was read, so another crawler may have stored
@@ -167,7 +184,7 @@ class Refresher:
         stored = await self.get(origin)
         if stored is None or not stored.is_fresh(self.clock.seconds()):
             return None
-        self.stats.inc_value("rep/cache/misses/other_crawler")
+        self.stats.inc_value(f"{self.names.cache}/misses/other_crawler")
         return stored
 
     async def _take_lease(self, origin: str) -> bool | None:
@@ -253,7 +270,8 @@ class Refresher:
         await self._behind.close()  # the outcomes written behind are stored, their leases released
         for origin in list(self._leases):
             await self._release(origin)
-        await self.call("close")
+        if self.owns_store:
+            await self.call("close")
         self._store_closed = True
         if self._store_errors > 1:
             logger.warning("robots.txt store: %d calls failed in this crawl (rep/store/errors/<operation> says which)",
@@ -283,13 +301,14 @@ class Refresher:
             return None
 
     def _count_download(self, result: FetchResult) -> None:
-        self.stats.inc_value("rep/robots/downloads")
+        prefix = self.names.downloads
+        self.stats.inc_value(f"{prefix}/downloads")
         if result.status is not None:
-            self.stats.inc_value(f"rep/robots/status/{result.status}")
+            self.stats.inc_value(f"{prefix}/status/{result.status}")
         else:
-            self.stats.inc_value(f"rep/robots/exception/{result.error}")
+            self.stats.inc_value(f"{prefix}/exception/{result.error}")
         if len(result.body) >= self.config.max_size:
-            self.stats.inc_value("rep/robots/truncated")
+            self.stats.inc_value(f"{prefix}/truncated")
 
 
 _NOT_HELD = object()  # ``_stop_renewing``'s default: a lease not in ``_leases`` (a held one may map to None)

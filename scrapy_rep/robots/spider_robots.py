@@ -37,7 +37,7 @@ if TYPE_CHECKING:
     from scrapy import Request
     from scrapy.statscollectors import StatsCollector
 
-    from .origin import Origin
+    from .origin import Located
     from .policy import FetchResult
     from .state import OriginState
 
@@ -138,7 +138,7 @@ class KeepingFetcher:
         self.max_redirects = max_redirects
         self.state_of = state_of
 
-    async def fetch(self, origin: Origin, url: str | None = None) -> FetchResult:
+    async def fetch(self, origin: Located, url: str | None = None) -> FetchResult:
         final: list[Response] = []
 
         async def download(request: Request) -> Response:

@@ -75,7 +75,8 @@ class IllegalTransition(RuntimeError):
 class OriginState:
     """One origin's machine plus what the middleware keeps beside it: the entry in effect, its robots.txt's decision
     form for the crawl's tokens (``rules``, a matcher ``AgentRules``; None when the entry has no rules), the parked
-    requests' waiters and the scheduled retry call."""
+    requests' waiters and the scheduled retry call; with REP_TDMREP, its tdmrep.json entry and parsed file
+    (tdmrep.py). ``fresh_until``: when the first of the entries in effect expires (the middleware's fast path)."""
 
     origin: str
     state: State = State.UNKNOWN
@@ -84,6 +85,9 @@ class OriginState:
     waiters: dict[Any, Any] = field(default_factory=dict)  # waiter Deferred -> its request; O(1) removal
     retry_call: Any = None
     robots_response: Any = None  # spider_robots.Kept: status and headers for spiders' own requests (memory)
+    tdm: Entry | None = None
+    tdm_rules: Any = None  # matcher.TdmRep of ``tdm``'s body, None when it has none
+    fresh_until: float = 0.0
 
     def handle(self, event: Event) -> State:
         """Apply ``event``; returns the new state or raises ``IllegalTransition``."""
