@@ -12,7 +12,7 @@ import http.client
 import sys
 import urllib.error
 import urllib.request
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from email.message import Message
 from pathlib import Path
 from typing import Any
@@ -37,7 +37,8 @@ class Robots:
     ``outcome``: RULES (obey ``body``), ALLOW_ALL (4xx, too many redirects) or DISALLOW_ALL (5xx, 429, network
     error: temporary full disallow). ``origin`` is set for URLs only. ``body`` holds at most ``limit`` + 1 bytes:
     ``truncated`` says the source was longer than ``limit`` and its true size is unknown. ``note``: what was done
-    with the source the user gave (a site URL: its origin's /robots.txt was fetched).
+    with the source the user gave (a site URL: its origin's /robots.txt was fetched). ``said``: for a URL, the
+    fetch's answer in words (``HTTP 200 after 1 redirect``, ``network error (...)``, ``more than 5 redirects``).
     """
 
     source: str
@@ -50,6 +51,7 @@ class Robots:
     content_type: str | None = None
     truncated: bool = False
     note: str = ""
+    said: str = ""
 
 
 def load(source: str, limit: int = MAX_BYTES) -> Robots:
@@ -75,10 +77,7 @@ def _read(source: str, body: bytes, limit: int) -> Robots:
 
 
 def _with_note(robots: Robots, note: str) -> Robots:
-    if not note:
-        return robots
-    return Robots(robots.source, robots.outcome, robots.detail, robots.body, robots.status, robots.redirects,
-                  robots.origin, robots.content_type, robots.truncated, note)
+    return replace(robots, note=note) if note else robots
 
 
 def robots_url(url: str) -> tuple[str, str]:
@@ -176,7 +175,7 @@ def _robots(url: str, origin: str, result: FetchResult, download: _Download, lim
     else:
         detail = f"{said}: temporarily unavailable, every URL of {origin} is disallowed until it can be fetched"
     content_type = download.content_type if result.status is not None else None
-    return Robots(url, outcome, detail, result.body, result.status, hops, origin, content_type, truncated)
+    return Robots(url, outcome, detail, result.body, result.status, hops, origin, content_type, truncated, said=said)
 
 
 def size_detail(body: bytes, truncated: bool, max_bytes: int = MAX_BYTES) -> str:

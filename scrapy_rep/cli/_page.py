@@ -7,7 +7,8 @@ its status (an error page's directives are shown too). No robots.txt semantics a
 fetch. It never raises for the network: a failure is ``Page.error`` in words (``network error (...)``, ``more than 5
 redirects``). ``Page.tags(tokens)`` is the ``matcher.RobotsTags`` that apply to a crawler with those product tokens:
 every X-Robots-Tag header value, and the robots meta tags when the page is HTML (Content-Type ``text/html`` or
-``application/xhtml+xml``); ``NO_TAGS`` for a page that could not be fetched.
+``application/xhtml+xml``); ``NO_TAGS`` for a page that could not be fetched. ``Page.header(name)`` gives the values of
+an opt-out header (``OPT_OUT_HEADERS``: Content-Usage, Content-Signal, tdm-reservation, tdm-policy) as sent.
 """
 
 from __future__ import annotations
@@ -31,13 +32,16 @@ PAGE_LIMIT = 1024 * 1024
 MAX_PAGE_REDIRECTS = 5
 HTML_TYPES = frozenset({"text/html", "application/xhtml+xml"})
 _REDIRECTS = frozenset({301, 302, 303, 307, 308})
+#: The response headers a page's AI/TDM opt-outs are read from (``_page_usage``), lower-cased.
+OPT_OUT_HEADERS = ("content-usage", "content-signal", "tdm-reservation", "tdm-policy")
 
 
 @dataclass(frozen=True, slots=True)
 class Page:
     """A page as fetched: ``status`` and the rest describe the last answer (after ``redirects`` redirects, at
     ``final_url``); ``x_robots_tag``: its X-Robots-Tag values, as sent (bytes); ``body``: at most ``PAGE_LIMIT``
-    bytes of it, kept only when ``html``; ``error``: why there is no answer ("" when there is one)."""
+    bytes of it, kept only when ``html``; ``error``: why there is no answer ("" when there is one);
+    ``opt_out_headers``: (lower-cased name, value as sent) of each ``OPT_OUT_HEADERS`` header, in order."""
 
     url: str
     status: int | None = None
@@ -48,12 +52,22 @@ class Page:
     html: bool = False
     body: bytes = b""
     error: str = ""
+    opt_out_headers: tuple[tuple[str, bytes], ...] = ()
 
     def tags(self, tokens: Sequence[str]) -> RobotsTags:
         """The page-level directives that address ``robots`` or one of ``tokens`` (the crawler's product tokens)."""
         if self.error:
             return NO_TAGS
         return robots_tags(self.x_robots_tag, self.body if self.html else None, tokens)
+
+    def header(self, name: str) -> list[bytes]:
+        """The values of the opt-out header ``name`` (one of ``OPT_OUT_HEADERS``), as sent, in order."""
+        return [value for header, value in self.opt_out_headers if header == name]
+
+    @property
+    def image(self) -> bool:
+        """The answer is an image (``noimageai`` applies to it)."""
+        return (self.content_type or "").strip().lower().startswith("image/")
 
 
 def is_html(content_type: str | None) -> bool:
@@ -99,4 +113,7 @@ def _page(url: str, final_url: str, redirects: int, status: int, headers: Messag
     html = is_html(content_type)
     # http.client decoded the header bytes as latin-1: back to those bytes, as the server sent them.
     values = tuple(value.encode("latin-1", "replace") for value in headers.get_all("X-Robots-Tag") or ())
-    return Page(url, status, final_url, redirects, content_type, values, html, body if html else b"")
+    opt_outs = tuple((name, value.encode("latin-1", "replace")) for name in OPT_OUT_HEADERS
+                     for value in headers.get_all(name) or ())
+    return Page(url, status, final_url, redirects, content_type, values, html, body if html else b"",
+                opt_out_headers=opt_outs)

@@ -204,6 +204,22 @@ MESSAGES: list[tuple[dict[str, Any], str]] = [
     ({"REP_CONTENT_USES": "train ai"},
      "REP_CONTENT_USES='train ai': 'train ai' is not a use name (letters, digits and '-', e.g. 'train-ai', "
      "'search')"),
+    ({"REP_CONTENT_USES": ["train-genai"]},
+     "REP_CONTENT_USES=['train-genai']: 'train-genai' was dropped from the AIPREF vocabulary (draft-ietf-aipref-vocab-02 "
+     "to -03, Generative AI Training): no site can state it any more, so the crawl would obey nothing for it; name "
+     "'train-ai' instead (the uses: train-ai, search, tdm, ai-input)"),
+    ({"REP_CONTENT_USES": "search,ai-use"},
+     "REP_CONTENT_USES='search,ai-use': 'ai-use' was dropped from the AIPREF vocabulary (draft-ietf-aipref-vocab-02, "
+     "AI Use): no site can state it any more, so the crawl would obey nothing for it (the uses: train-ai, search, "
+     "tdm, ai-input)"),
+    ({"REP_CONTENT_USES": ["indexing"]},
+     "REP_CONTENT_USES=['indexing']: 'indexing' is not a use any opt-out states (the uses: train-ai, search, tdm, "
+     "ai-input)"),
+    ({"REP_TDMREP": "sometimes"},
+     "REP_TDMREP='sometimes': expected True, False or None (None: fetched when REP_CONTENT_USES names tdm or "
+     "train-ai)"),
+    ({"REP_USAGE_LEGACY_LABELS": "maybe"}, "REP_USAGE_LEGACY_LABELS='maybe': expected True or False"),
+    ({"REP_USAGE_DISCOVERY": "maybe"}, "REP_USAGE_DISCOVERY='maybe': expected True or False"),
     ({"REP_ROBOTS_TAGS": False, "REP_OBEY_NOINDEX": True},
      "REP_OBEY_NOINDEX=True: needs REP_ROBOTS_TAGS = True (page-level directives are not read with "
      "REP_ROBOTS_TAGS = False)"),
@@ -352,14 +368,16 @@ def test_every_config_error_raise_site_is_covered() -> None:
     sources = {path.name: path.read_text(encoding="utf-8") for path in (
         package / "config" / "settings.py", package / "robots" / "body.py", package / "config" / "tokens.py",
         package / "config" / "store_uri.py", package / "config" / "redis_target.py",
-        package / "requests" / "page_directives.py")}
-    sites = sum(len(re.findall(r"raise (ConfigError|InvalidToken|InvalidStoreURI|InvalidRedisSetting|_invalid)\(",
+        package / "requests" / "page_directives.py", package / "config" / "uses.py",
+        package / "requests" / "response_usage.py")}
+    sites = sum(len(re.findall(r"raise (ConfigError|InvalidToken|InvalidStoreURI|InvalidRedisSetting|UsesError|_invalid)\(",
                                text)) for text in sources.values())
-    # config/settings.py 16 (the InvalidToken, InvalidStoreURI and InvalidRedisSetting re-raises included),
+    # config/settings.py 15 (the InvalidToken, InvalidStoreURI, InvalidRedisSetting and UsesError re-raises included),
     # robots/body.py 3, config/tokens.py 1, config/store_uri.py 11 (the bare 'redis' without its server:
-    # tests/stores/test_open_store.py), config/redis_target.py 5, requests/page_directives.py 1. The start-up checks
+    # tests/stores/test_open_store.py), config/redis_target.py 5, requests/page_directives.py 1, config/uses.py 5,
+    # requests/response_usage.py 1 (test_a_declared_use_needs_the_usage_middleware). The start-up checks
     # (TWISTED_REACTOR, PING) are tests/stores/test_startup.py's and test_redis_store.py's.
-    assert sites == 39
+    assert sites == 44
 
 
 @pytest.mark.parametrize(
@@ -395,3 +413,17 @@ def test_settings_lists_every_rep_name_the_package_reads() -> None:
     settings = (package / "config" / "settings.py").read_text(encoding="utf-8")
     read |= set(re.findall(r"read\.\w+\(\s*\"(REP_\w+)\"", settings))
     assert read and read <= set(SETTINGS)
+
+
+def test_a_declared_use_needs_the_usage_middleware() -> None:
+    """REP_CONTENT_USES without UsageMiddleware: the items of refused responses would be kept, silently."""
+    from scrapy_rep.requests.response_usage import check_usage_middleware
+
+    middlewares = {"scrapy_rep.RobotsTagsMiddleware": 45}
+    with pytest.raises(ConfigError) as raised:
+        check_usage_middleware(Settings({"SPIDER_MIDDLEWARES": middlewares}), config(REP_CONTENT_USES=["train-ai"]))
+    assert str(raised.value) == (
+        f"SPIDER_MIDDLEWARES={middlewares!r}: scrapy_rep.UsageMiddleware is not enabled, so the items of responses "
+        "whose headers or meta tags refuse a use of REP_CONTENT_USES would be kept; enable it with "
+        "'scrapy_rep.UsageMiddleware': 46 in SPIDER_MIDDLEWARES, or use ADDONS = {'scrapy_rep.Addon': 0}")
+    check_usage_middleware(Settings({"SPIDER_MIDDLEWARES": middlewares}), config())  # no use declared: nothing to drop

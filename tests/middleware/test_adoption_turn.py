@@ -20,8 +20,11 @@ def _after(crawler: Crawler, method: str, then: Any, *, before: bool = False) ->
     """Call ``then()`` right after (``before``: right before) each call of the middleware's ``method``, in its turn."""
 
     def opened() -> None:
-        robots = middleware(crawler)
-        original = getattr(robots, method)
+        robots: Any = middleware(crawler)
+        *path, method_name = method.split(".")  # "_decider.decide": the method of one of the middleware's parts
+        for part in path:
+            robots = getattr(robots, part)
+        original = getattr(robots, method_name)
 
         def wrapped(*args: Any, **kwargs: Any) -> None:
             if before:
@@ -30,7 +33,7 @@ def _after(crawler: Crawler, method: str, then: Any, *, before: bool = False) ->
             if not before:
                 then()
 
-        setattr(robots, method, wrapped)
+        setattr(robots, method_name, wrapped)
 
     crawler.signals.connect(opened, signal=signals.spider_opened, weak=False)
 
@@ -46,7 +49,7 @@ async def test_the_waiting_requests_are_decided_in_a_later_turn_than_the_adoptio
 
     def hook(crawler: Crawler) -> None:
         _after(crawler, "_adopt", lambda: asyncio.get_running_loop().call_soon(order.append, "queued at adoption"))
-        _after(crawler, "_decide", lambda: order.append("decided"), before=True)
+        _after(crawler, "_decider.decide", lambda: order.append("decided"), before=True)
 
     result = await crawl([site.url("/public"), site.url("/private")], on_crawler=hook)
     assert order == ["queued at adoption", "decided", "decided"]

@@ -253,12 +253,13 @@ async def test_enabled_by_hand_without_the_addon(sites: Any) -> None:
     assert result.stat("rep/robots_tags/requests/not_followed") == 2
 
 
-def test_the_addon_enables_the_spider_middlewares_at_45_and_10() -> None:
+def test_the_addon_enables_the_spider_middlewares_at_45_46_and_10() -> None:
     from scrapy.settings import Settings
 
-    from scrapy_rep import Addon, RobotsStartMiddleware, RobotsTagsMiddleware
+    from scrapy_rep import Addon, RobotsStartMiddleware, RobotsTagsMiddleware, UsageMiddleware
 
     settings = Settings({"SPIDER_MIDDLEWARES": {"scrapy.spidermiddlewares.depth.DepthMiddleware": 10}})
     Addon().update_settings(settings)
     assert settings.getdict("SPIDER_MIDDLEWARES") == {"scrapy.spidermiddlewares.depth.DepthMiddleware": 10,
-                                                      RobotsTagsMiddleware: 45, RobotsStartMiddleware: 10}
+                                                      RobotsTagsMiddleware: 45, UsageMiddleware: 46,
+                                                      RobotsStartMiddleware: 10}

@@ -67,21 +67,23 @@ async def test_a_refused_declared_use_drops_the_request_like_a_disallowed_one(
     sites: Any, declared: Any, caplog: pytest.LogCaptureFixture
 ) -> None:
     """``REP_CONTENT_USES`` declares training: ``/a`` (train-ai=n) is forbidden and never requested, ``/ai-ok/b``
-    (train-ai=y) is crawled. Content-Signal's name ``ai-train`` is the same use. The DEBUG line cites the refusing
-    line as rules are cited, with its group (matcher.cite)."""
+    (train-ai=y) is crawled. Content-Signal's name ``ai-train`` is the same use. The DEBUG line says it was refused
+    for its use (not forbidden by robots.txt) and cites the refusing line as rules are cited (matcher.cite)."""
     caplog.set_level(logging.DEBUG, logger="scrapy_rep.middleware")
     site = site_with(sites, AIPREF)
     urls = [site.url("/a"), site.url("/ai-ok/b"), site.url("/private/x")]
     result = await crawl(urls, spider=UsageSpider, REP_CONTENT_USES=declared, LOG_LEVEL="DEBUG")
-    assert (f"Forbidden by robots.txt: {site.url('/a')} ({site.origin()}/robots.txt line 4 (Content-Usage: "
-            "train-ai=n) of the '*' group (line 1) refuses train-ai; as ['TestBot'])") in [
-        r.getMessage() for r in caplog.records]
+    assert (f"Refused for its use: {site.url('/a')} (train-ai refused by robots.txt line 4 (Content-Usage: "
+            "train-ai=n) of the '*' group (line 1); as ['TestBot'])") in [r.getMessage() for r in caplog.records]
     assert result.downloaded == [site.url("/ai-ok/b")]
     assert sorted(result.failed) == sorted([(site.url("/a"), "IgnoreRequest"), (site.url("/private/x"),
                                                                               "IgnoreRequest")])
-    assert Counter(hit.path for hit in site.hits) == Counter({"/robots.txt": 1, "/ai-ok/b": 1})
+    # Declaring training reads the origin's tdmrep.json too (TDMRep: AI training is text and data mining).
+    assert Counter(hit.path for hit in site.hits) == Counter({"/robots.txt": 1, "/.well-known/tdmrep.json": 1,
+                                                              "/ai-ok/b": 1})
     assert result.stat("rep/usage/refused/train-ai") == 1
-    assert result.stat("rep/requests/forbidden") == 2
+    assert result.stat("rep/usage/train-ai/n") == 0  # counted as refused, not among the sent requests' answers
+    assert result.stat("rep/requests/forbidden") == 2 and result.stat("rep/requests/forbidden/usage") == 1
     result.assert_accounted()
 
 
