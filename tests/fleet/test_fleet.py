@@ -196,3 +196,33 @@ async def test_a_worker_stopped_while_requests_wait_hands_them_back_to_the_fleet
     served = Counter(hit.path for hit in site.hits if hit.path != "/robots.txt")
     assert dict(served) == dict.fromkeys(ALLOWED, 1), logs
     assert {worker_of(hit) for hit in site.hits if hit.path != "/robots.txt"} <= {"worker-2", "worker-3"}
+
+
+@pytest_twisted.ensureDeferred
+async def test_two_workers_on_one_store_fetch_each_tdmrep_json_once(
+        redis_server: RedisServer, events: Events, origins: Origins, workers: list[Worker]) -> None:
+    """A crawl declaring AI training (REP_CONTENT_USES) reads each origin's /.well-known/tdmrep.json: once per origin
+    for the whole fleet (the shared store and its fetch lease), and no page it reserves is ever requested."""
+    tdmrep = json.dumps([{"location": "/private/*", "tdm-reservation": 1},
+                         {"location": "/*", "tdm-reservation": 0}]).encode()
+    sites = [origins.add([robots("User-agent: *\nAllow: /\n")], PAGES) for _ in range(8)]
+    for site in sites:
+        site.route("/.well-known/tdmrep.json", Reply(body=tdmrep, headers={"Content-Type": "application/json"}))
+    push(redis_server, [origins.url(site, path) for path in PAGES for site in sites])
+    settings = {**COMMON, "CONCURRENT_REQUESTS": 4, "MAX_IDLE_TIME_BEFORE_CLOSE": 3, "REP_CONTENT_USES": "train-ai"}
+    fleet = [Worker(f"worker-{n}", events, redis_server.url, settings).start() for n in range(2)]
+    workers.extend(fleet)
+
+    codes = [await worker.wait_exit(40) for worker in fleet]
+
+    logs = "\n\n".join(f"== {worker.name}\n{worker.log_tail()}" for worker in fleet)
+    assert codes == [0, 0], logs
+    assert {origins.origin(site): hits(site, "/.well-known/tdmrep.json") for site in sites} == {
+        origins.origin(site): 1 for site in sites}, logs
+    assert [hit.path for site in sites for hit in site.hits if hit.path.startswith("/private")] == []
+    served = Counter((origins.origin(site), hit.path) for site, hit in page_hits(sites)
+                     if hit.path != "/.well-known/tdmrep.json")
+    assert dict(served) == {(origins.origin(site), path): 1 for site in sites for path in ALLOWED}, logs
+    stats = [worker.stats() for worker in fleet]
+    assert sum(s.get("rep/tdmrep/downloads", 0) for s in stats) == len(sites)
+    assert sum(s.get("rep/requests/forbidden/usage", 0) for s in stats) == len(sites) * len(DISALLOWED)
