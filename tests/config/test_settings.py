@@ -205,8 +205,8 @@ MESSAGES: list[tuple[dict[str, Any], str]] = [
      "REP_CONTENT_USES='train ai': 'train ai' is not a use name (letters, digits and '-', e.g. 'train-ai', "
      "'search')"),
     ({"REP_CONTENT_USES": ["train-genai"]},
-     "REP_CONTENT_USES=['train-genai']: 'train-genai' was dropped from the AIPREF vocabulary (draft-ietf-aipref-vocab-02 "
-     "to -03, Generative AI Training): no site can state it any more, so the crawl would obey nothing for it; name "
+     "REP_CONTENT_USES=['train-genai']: 'train-genai' was dropped from the AIPREF vocabulary "
+     "(draft-ietf-aipref-vocab-02 to -03, Generative AI Training): no site can state it any more, so the crawl would obey nothing for it; name "
      "'train-ai' instead (the uses: train-ai, search, tdm, ai-input)"),
     ({"REP_CONTENT_USES": "search,ai-use"},
      "REP_CONTENT_USES='search,ai-use': 'ai-use' was dropped from the AIPREF vocabulary (draft-ietf-aipref-vocab-02, "
@@ -370,8 +370,8 @@ def test_every_config_error_raise_site_is_covered() -> None:
         package / "config" / "store_uri.py", package / "config" / "redis_target.py",
         package / "requests" / "page_directives.py", package / "config" / "uses.py",
         package / "requests" / "response_usage.py")}
-    sites = sum(len(re.findall(r"raise (ConfigError|InvalidToken|InvalidStoreURI|InvalidRedisSetting|UsesError|_invalid)\(",
-                               text)) for text in sources.values())
+    raised = r"raise (ConfigError|InvalidToken|InvalidStoreURI|InvalidRedisSetting|UsesError|_invalid)\("
+    sites = sum(len(re.findall(raised, text)) for text in sources.values())
     # config/settings.py 15 (the InvalidToken, InvalidStoreURI, InvalidRedisSetting and UsesError re-raises included),
     # robots/body.py 3, config/tokens.py 1, config/store_uri.py 11 (the bare 'redis' without its server:
     # tests/stores/test_open_store.py), config/redis_target.py 5, requests/page_directives.py 1, config/uses.py 5,
