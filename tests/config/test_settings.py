@@ -206,8 +206,8 @@ MESSAGES: list[tuple[dict[str, Any], str]] = [
      "'search')"),
     ({"REP_CONTENT_USES": ["train-genai"]},
      "REP_CONTENT_USES=['train-genai']: 'train-genai' was dropped from the AIPREF vocabulary "
-     "(draft-ietf-aipref-vocab-02 to -03, Generative AI Training): no site can state it any more, so the crawl would obey nothing for it; name "
-     "'train-ai' instead (the uses: train-ai, search, tdm, ai-input)"),
+     "(draft-ietf-aipref-vocab-02 to -03, Generative AI Training): no site can state it any more, so the crawl would "
+     "obey nothing for it; name 'train-ai' instead (the uses: train-ai, search, tdm, ai-input)"),
     ({"REP_CONTENT_USES": "search,ai-use"},
      "REP_CONTENT_USES='search,ai-use': 'ai-use' was dropped from the AIPREF vocabulary (draft-ietf-aipref-vocab-02, "
      "AI Use): no site can state it any more, so the crawl would obey nothing for it (the uses: train-ai, search, "
