@@ -45,6 +45,9 @@ DISCOVERY_KEY = "rep_usage_discovery"
 
 def put_answer(meta: dict[str, Any], statements: list[Statement]) -> dict[str, Statement]:
     """Combine ``statements`` (vocab-08 7.1: any n wins) into ``meta``'s three keys; the combined answer."""
+    if not statements:  # the common case: nothing said
+        meta[META_KEY], meta[SOURCES_KEY], meta[STATEMENTS_KEY] = {}, {}, []
+        return {}
     answer = combine(statements)
     meta[META_KEY] = {use: "y" if statement.allowed else "n" for use, statement in answer.items()}
     meta[SOURCES_KEY] = {use: statement.as_dict() for use, statement in answer.items()}
