@@ -105,8 +105,9 @@ def test_json_document(tmp_path: Path) -> None:
     assert document["results"][0] == {
         "url": "/private/a", "user_agent": ["bot"], "allowed": False,
         "rule": {"type": "disallow", "pattern": "/private/", "line": 2, "group_line": 1},
-        "group": {"user_agent": "*", "lines": [1]}, "usage": {},
+        "group": {"user_agent": "*", "lines": [1]}, "usage": {}, "answer": {}, "refused": {},
     }
+    assert document["uses"] == []
     assert document["results"][1]["rule"] is None and document["results"][1]["allowed"] is True
 
 

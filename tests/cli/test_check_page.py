@@ -113,11 +113,14 @@ def test_text_shows_each_crawlers_directives_and_fetches_each_url_once(site: Sit
         "page: noarchive (X-Robots-Tag header); HTTP 404",
     ]
     lines = done.stdout.splitlines()
-    assert lines[1].startswith(f"ALLOWED     {base}/page.html  [mybot]")
-    assert lines[2] == " " * 12 + "page: noindex (meta tag)"  # right under its result
-    # once per URL, not per crawler (/page.html: once itself, once as /old's target), with the CLI's User-Agent
+    assert lines[1] == f"tdmrep.json {base}/.well-known/tdmrep.json: HTTP 404: no file, no TDM reservation stated"
+    assert lines[2].startswith(f"ALLOWED     {base}/page.html  [mybot]")
+    assert lines[3] == " " * 12 + "page: noindex (meta tag)"  # right under its result
+    # once per URL, not per crawler (/page.html: once itself, once as /old's target), with the CLI's User-Agent;
+    # the origin's tdmrep.json once (_page_usage)
     assert site.paths() == Counter({"/robots.txt": 1, "/page.html": 2, "/report.pdf": 1, "/old": 1,
-                                    "/plain.html": 1, "/both.html": 1, "/gone.html": 1})
+                                    "/plain.html": 1, "/both.html": 1, "/gone.html": 1,
+                                    "/.well-known/tdmrep.json": 1})
     assert {agent for _, agent in site.requests} == {FETCH_USER_AGENT}
 
 
@@ -152,7 +155,7 @@ def test_a_page_robots_txt_disallows_is_fetched_and_said_so(site: Site) -> None:
     """Decision (check.py): fetched all the same; the line says a crawler obeying robots.txt never reads it."""
     done = run_cli("check", f"{site.base}/robots.txt", f"{site.base}/private/secret.html", "-u", "mybot", "--page")
     assert done.returncode == EXIT_FINDINGS  # robots.txt's verdict, as without --page
-    assert done.stdout.splitlines()[2] == (" " * 12 + "page: noindex (meta tag); robots.txt disallows it: fetched "
+    assert done.stdout.splitlines()[3] == (" " * 12 + "page: noindex (meta tag); robots.txt disallows it: fetched "
                                            "anyway, but a crawler obeying robots.txt never reads these")
     assert site.paths()["/private/secret.html"] == 1
 
@@ -178,7 +181,8 @@ def test_a_page_that_cannot_be_fetched_is_said_and_the_exit_code_is_robots_txts(
     assert len(pages) == 2
     assert pages[0].startswith("page: network error (") and "refused" in pages[0].lower()
     assert pages[1] == f"page: more than 5 redirects (the last to {site.base}/loop)"
-    assert site.paths() == Counter({"/loop": 6})  # the first GET and 5 redirects followed, no more
+    # the first GET and 5 redirects followed, no more; the origin's tdmrep.json once (the other origin is closed)
+    assert site.paths() == Counter({"/loop": 6, "/.well-known/tdmrep.json": 1})
     document = json.loads(run_cli("check", str(robots), refused, "--page", "--json").stdout)
     page = document["results"][0]["page"]
     assert page["error"].startswith("network error (") and page["status"] is None and page["directives"] == []
