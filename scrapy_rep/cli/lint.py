@@ -1,7 +1,8 @@
 """``scrapy-rep lint ROBOTS [--all] [--json]``: what Google's parser ignores or tolerates, line by line, after the
 findings about the whole file (an HTML page in place of a robots.txt; content past the size cap and the line the cap
 cuts, SPEC 4.4). On an HTML page the text output lists only the findings about the whole file and counts the rest by
-kind (``--all`` and ``--json`` list every one)."""
+kind (``--all`` and ``--json`` list every one). A TDMRep file (``tdmrep.json``: by its name, or a file or stdin
+starting with ``[``) is linted as one instead (``_lint_tdmrep``)."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from scrapy_rep.stores import Outcome
 from ._common import EXIT_FINDINGS, EXIT_OK, EXIT_UNAVAILABLE, MAX_BYTES, READ_LIMIT
 from ._fetch import Robots, load, looks_like_html
 from ._lint_lines import RULES, Finding, bom_length, cut_line_finding, line_findings
+from ._lint_tdmrep import is_tdmrep_name, load_tdmrep, looks_like_tdmrep, run_tdmrep_lint, tdmrep_json_help
 
 #: Text output lists this many findings unless ``--all`` (``--json`` always lists every one).
 SHOWN = 20
@@ -33,7 +35,8 @@ def add_parser(commands: argparse._SubParsersAction[Any]) -> None:
     """The ``lint`` subcommand's arguments."""
     cmd = commands.add_parser("lint", help="what the parser ignored or tolerated (exit 0 when clean)")
     cmd.add_argument("robots", metavar="ROBOTS",
-                     help="robots.txt file, - for stdin, or an http(s) URL (a site URL: its /robots.txt)")
+                     help="robots.txt file, - for stdin, or an http(s) URL (a site URL: its /robots.txt); "
+                          + tdmrep_json_help())
     cmd.add_argument("--all", action="store_true",
                      help=f"list every finding (default: the first {SHOWN}; on an HTML page, those about the file)")
     cmd.add_argument("--json", action="store_true", help="machine-readable output (every finding)")
@@ -124,7 +127,12 @@ def _summary(robots: Robots, findings: Sequence[Finding], shown: int) -> str:
 
 
 def run_lint(args: argparse.Namespace) -> int:
+    if is_tdmrep_name(args.robots):
+        return run_tdmrep_lint(load_tdmrep(args.robots), args.json)
     robots = load(args.robots, READ_LIMIT)
+    if not robots.origin and robots.outcome is Outcome.RULES and looks_like_tdmrep(robots.body):  # a file or stdin
+        note = f"{robots.source} starts with '[', as a JSON array does: linted as a TDMRep file (tdmrep.json)"
+        return run_tdmrep_lint(robots, args.json, note)
     if robots.outcome is Outcome.RULES:
         findings = lint(robots.body, truncated=robots.truncated, content_type=robots.content_type)
     else:

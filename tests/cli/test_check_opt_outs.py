@@ -9,6 +9,7 @@ import json
 import threading
 from collections import Counter
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -55,10 +56,10 @@ class Site:
     requests: list[str] = field(default_factory=list)
 
 
-@pytest.fixture
-def site() -> Iterator[Site]:
-    """A ``ThreadingHTTPServer`` on 127.0.0.1 serving ``site.routes`` (read per request); shut down after the test."""
-    served = Site("", routes())
+@contextmanager
+def serve(served_routes: Routes) -> Iterator[Site]:
+    """A ``ThreadingHTTPServer`` on 127.0.0.1 serving ``site.routes`` (read per request); shut down on exit."""
+    served = Site("", served_routes)
 
     class Handler(BaseHTTPRequestHandler):
         def do_GET(self) -> None:
@@ -84,6 +85,12 @@ def site() -> Iterator[Site]:
         server.shutdown()
         server.server_close()
         thread.join(timeout=10)
+
+
+@pytest.fixture
+def site() -> Iterator[Site]:
+    with serve(routes()) as served:
+        yield served
 
 
 def check(site: Site, *paths: str, extra: tuple[str, ...] = ()) -> tuple[int, list[str]]:
