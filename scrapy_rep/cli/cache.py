@@ -2,7 +2,8 @@
 
 It reads the store through the store classes the middleware uses (``entries``, ``inspect``, ``delete``), so it
 works while crawlers use the same store. A record this release cannot read (another format version, say) is
-listed as ``corrupt``, never a crash.
+listed as ``corrupt``, never a crash. An origin's tdmrep.json record (TDMRep, kept beside its robots.txt:
+``_cache_entries``) is listed with its kind, shown after the robots.txt's and purged with it.
 
 Exit codes: ``0`` done; ``1`` ``show``: origin not stored, its record corrupt, or a URL disallowed; ``purge``: an
 origin not stored, or the question not answered yes; ``2`` usage error or a store it cannot open (one line naming
@@ -19,14 +20,15 @@ import sys
 import time
 from collections import Counter
 from collections.abc import Awaitable, Callable, Sequence
-from datetime import datetime, timezone
 from fnmatch import fnmatchcase
 from typing import Any
 
 from scrapy_rep.reporting.outcome_log import plural
 from scrapy_rep.robots.origin import origin_of
+from scrapy_rep.robots.tdmrep import FILE, NONE, UNKNOWN, tdm_url
 from scrapy_rep.stores import Outcome, StoredEntry, StoreError, redact
 
+from ._cache_entries import KINDS, ROBOTS_KIND, TDMREP_KIND, is_expired, kind_of, stamp, tdm_json, tdm_lines
 from ._cache_store import Browsable, open_browsable, project_store
 from ._common import DEFAULT_TOKEN, EXIT_FINDINGS, EXIT_OK, UsageError
 from ._crawlers import crawlers_of
@@ -35,8 +37,10 @@ from .check import check
 
 CORRUPT = "corrupt"
 OUTCOMES = [*(outcome.value for outcome in Outcome), CORRUPT]
+#: How ``stats`` counts tdmrep.json records: by what they mean to a crawl (``_cache_entries``), or corrupt.
+TDM_STANDINGS = (FILE, NONE, UNKNOWN, CORRUPT)
 #: The keys of every ``cache list --json`` line (documented in docs/stores.md).
-JSON_KEYS = ("origin", "outcome", "status", "error", "fetched_at", "expires_at", "expired", "failures",
+JSON_KEYS = ("origin", "kind", "outcome", "status", "error", "fetched_at", "expires_at", "expired", "failures",
              "first_failure_at", "bytes")
 
 
@@ -47,25 +51,33 @@ def add_parser(commands: argparse._SubParsersAction[Any]) -> None:
     store = argparse.ArgumentParser(add_help=False)
     store.add_argument("--store", metavar="URL",
                        help="the store, as REP_STORE (default: REP_STORE of the Scrapy project here)")
-    listing = actions.add_parser("list", parents=[store], help="every origin with its outcome and expiry")
+    listing = actions.add_parser("list", parents=[store], help="every origin with its outcome and expiry, its "
+                                                               "robots.txt and its tdmrep.json (KIND column)")
     listing.add_argument("--origin", metavar="GLOB", help="only origins matching GLOB ('https://*.example.com')")
     listing.add_argument("--outcome", choices=OUTCOMES, help="only origins with this outcome")
+    listing.add_argument("--kind", choices=KINDS, help="only the records of one kind: an origin's robots.txt, or "
+                                                       "its TDMRep file (kept when a crawl reads TDMRep)")
     listing.add_argument("--expired", action="store_true", help="only entries past their expiry")
     listing.add_argument("--json", action="store_true", help="one JSON object per line per origin")
     listing.set_defaults(run=run_list)
-    show = actions.add_parser("show", parents=[store], help="one origin's entry, robots.txt and URL decisions")
+    show = actions.add_parser("show", parents=[store], help="one origin's entry, robots.txt and URL decisions, then "
+                                                            "its tdmrep.json entry when stored")
     show.add_argument("origin", metavar="ORIGIN", help="the origin (or any URL on it)")
     show.add_argument("urls", metavar="URL", nargs="*", help="URL or path to decide with the stored robots.txt")
     show.add_argument("--user-agent", "-u", action="append", default=[], metavar="TOKEN",
                       help="crawler token, as for check (repeatable); default: the token the project's crawl "
                            f"obeys, outside a project {DEFAULT_TOKEN}")
+    show.add_argument("--json", action="store_true", help="one JSON object: the robots.txt entry and body, the "
+                                                          "decisions, and the tdmrep.json entry under 'tdmrep'")
     show.set_defaults(run=run_show)
-    purge = actions.add_parser("purge", parents=[store], help="delete origins' entries (fetched again when needed)")
+    purge = actions.add_parser("purge", parents=[store], help="delete origins' entries, robots.txt and tdmrep.json "
+                                                              "(fetched again when needed)")
     purge.add_argument("origins", metavar="ORIGIN", nargs="*", help="the origins (or URLs on them) to delete")
     purge.add_argument("--all", action="store_true", help="delete every entry")
     purge.add_argument("--yes", "-y", action="store_true", help="do not ask for confirmation")
     purge.set_defaults(run=run_purge)
-    stats = actions.add_parser("stats", parents=[store], help="counts by outcome, bytes, expired entries")
+    stats = actions.add_parser("stats", parents=[store], help="counts by outcome, bytes, expired entries, tdmrep.json "
+                                                              "entries by standing")
     stats.add_argument("--json", action="store_true", help="one JSON object")
     stats.set_defaults(run=run_stats)
 
@@ -89,42 +101,35 @@ def _with_store(args: argparse.Namespace, work: Callable[[Browsable], Awaitable[
         raise UsageError(f"cannot use store {redact(uri)}: {exc}") from None
 
 
-def _stamp(epoch: float | None) -> str:
-    if epoch is None:
-        return "-"
-    return datetime.fromtimestamp(epoch, timezone.utc).strftime("%Y-%m-%d %H:%M:%SZ")
-
-
-def _is_expired(stored: StoredEntry, now: float) -> bool | None:
-    return None if stored.entry is None else not stored.entry.is_fresh(now)
-
-
 def as_json(stored: StoredEntry, now: float) -> dict[str, Any]:
-    """One ``cache list --json`` line; a corrupt record has outcome ``corrupt`` and its problem as ``error``."""
+    """One ``cache list --json`` line; a corrupt record has outcome ``corrupt`` and its problem as ``error``;
+    ``origin`` is the origin of a tdmrep.json record too, ``kind`` says which record it is."""
     entry = stored.entry
+    origin, kind = kind_of(stored.origin)
     if entry is None:
-        return dict.fromkeys(JSON_KEYS) | {"origin": stored.origin, "outcome": CORRUPT, "error": stored.problem,
+        return dict.fromkeys(JSON_KEYS) | {"origin": origin, "kind": kind, "outcome": CORRUPT, "error": stored.problem,
                                            "bytes": stored.size}
     return {
-        "origin": stored.origin, "outcome": entry.outcome.value, "status": entry.status, "error": entry.error,
-        "fetched_at": entry.fetched_at, "expires_at": entry.expires_at, "expired": _is_expired(stored, now),
+        "origin": origin, "kind": kind, "outcome": entry.outcome.value, "status": entry.status, "error": entry.error,
+        "fetched_at": entry.fetched_at, "expires_at": entry.expires_at, "expired": is_expired(stored, now),
         "failures": entry.failures, "first_failure_at": entry.first_failure_at, "bytes": stored.size,
     }
 
 
 def _row(stored: StoredEntry, now: float) -> list[str]:
     entry = stored.entry
+    origin, kind = kind_of(stored.origin)
     if entry is None:
-        return [stored.origin, CORRUPT, stored.problem or "", "-", "-", "-"]
+        return [origin, kind, CORRUPT, stored.problem or "", "-", "-", "-"]
     status = "-" if entry.status is None else str(entry.status)
     if entry.error:
         status = f"{status} {entry.error}"
-    expiry = _stamp(entry.expires_at) + (" (expired)" if _is_expired(stored, now) else "")
-    return [stored.origin, entry.outcome.value, status, _stamp(entry.fetched_at), expiry, str(entry.failures)]
+    expiry = stamp(entry.expires_at) + (" (expired)" if is_expired(stored, now) else "")
+    return [origin, kind, entry.outcome.value, status, stamp(entry.fetched_at), expiry, str(entry.failures)]
 
 
 def _table(rows: Sequence[list[str]]) -> None:
-    header = ["ORIGIN", "OUTCOME", "STATUS", "FETCHED", "EXPIRES", "FAILURES"]
+    header = ["ORIGIN", "KIND", "OUTCOME", "STATUS", "FETCHED", "EXPIRES", "FAILURES"]
     widths = [max(len(row[i]) for row in (header, *rows)) for i in range(len(header))]
     for row in (header, *rows):
         print("  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip())
@@ -132,9 +137,11 @@ def _table(rows: Sequence[list[str]]) -> None:
 
 def _selected(stored: StoredEntry, args: argparse.Namespace, now: float) -> bool:
     outcome = CORRUPT if stored.entry is None else stored.entry.outcome.value
-    return ((args.origin is None or fnmatchcase(stored.origin, args.origin))
+    origin, kind = kind_of(stored.origin)
+    return ((args.origin is None or fnmatchcase(origin, args.origin))
+            and (args.kind is None or kind == args.kind)
             and (args.outcome is None or outcome == args.outcome)
-            and (not args.expired or _is_expired(stored, now) is True))
+            and (not args.expired or is_expired(stored, now) is True))
 
 
 def run_list(args: argparse.Namespace) -> int:
@@ -183,9 +190,9 @@ def _print_entry(stored: StoredEntry, now: float) -> None:
     print(f"origin: {stored.origin}")
     print(f"outcome: {entry.outcome.value}")
     print(f"status: {'-' if entry.status is None else entry.status}" + (f" ({entry.error})" if entry.error else ""))
-    print(f"fetched: {_stamp(entry.fetched_at)}")
-    print(f"expires: {_stamp(entry.expires_at)}" + (" (expired)" if _is_expired(stored, now) else ""))
-    print(f"failures: {entry.failures}" + (f" since {_stamp(entry.first_failure_at)}" if entry.failures else ""))
+    print(f"fetched: {stamp(entry.fetched_at)}")
+    print(f"expires: {stamp(entry.expires_at)}" + (" (expired)" if is_expired(stored, now) else ""))
+    print(f"failures: {entry.failures}" + (f" since {stamp(entry.first_failure_at)}" if entry.failures else ""))
     print(f"stored: {plural(stored.size, 'byte')}")
     body = entry.body.decode("utf-8", "replace")
     print(f"--- robots.txt ({plural(len(entry.body), 'byte')}) ---")
@@ -202,20 +209,45 @@ def run_show(args: argparse.Namespace) -> int:
         if stored is None:
             print(f"{origin}: not in the store", file=sys.stderr)
             return EXIT_FINDINGS
+        tdm = await store.inspect(tdm_url(origin))
+        now = time.time()
         if stored.entry is None:
+            if args.json:
+                print(json.dumps({"origin": origin, "robots_txt": as_json(stored, now), "notes": [], "results": [],
+                                  "tdmrep": _tdm_object(tdm, now), "exit_code": EXIT_FINDINGS}, indent=2))
+                return EXIT_FINDINGS
             print(f"origin: {origin}\noutcome: {CORRUPT} ({stored.problem})\nstored: {plural(stored.size, 'byte')}")
+            _print_tdm(tdm, now)
             return EXIT_FINDINGS
         robots = _robots_of(stored)
         results = check(robots, args.urls, crawlers)  # before any output: a URL off the origin is a usage error
-        _print_entry(stored, time.time())
+        code = EXIT_OK if all(result.allowed for result in results) else EXIT_FINDINGS
+        if args.json:
+            robots_txt = as_json(stored, now) | {"body": stored.entry.body.decode("utf-8", "replace")}
+            print(json.dumps({"origin": origin, "robots_txt": robots_txt, "notes": [c.note for c in crawlers if c.note],
+                              "results": [result.as_json() for result in results], "tdmrep": _tdm_object(tdm, now),
+                              "exit_code": code}, indent=2))
+            return code
+        _print_entry(stored, now)
+        _print_tdm(tdm, now)
         for crawler in crawlers:
             if crawler.note:
                 print(crawler.note)
         for result in results:
             print(result.as_text())
-        return EXIT_OK if all(result.allowed for result in results) else EXIT_FINDINGS
+        return code
 
     return _with_store(args, work)
+
+
+def _print_tdm(tdm: StoredEntry | None, now: float) -> None:
+    if tdm is not None:
+        print("\n".join(tdm_lines(tdm, now)))
+
+
+def _tdm_object(tdm: StoredEntry | None, now: float) -> dict[str, Any] | None:
+    """``show --json``'s ``tdmrep``: the record's ``list`` fields and what it means (``tdm_json``); None: not stored."""
+    return None if tdm is None else as_json(tdm, now) | tdm_json(tdm)
 
 
 def _confirmed(question: str, yes: bool) -> bool:
@@ -239,13 +271,20 @@ def run_purge(args: argparse.Namespace) -> int:
         return EXIT_FINDINGS
 
     async def work(store: Browsable) -> int:
-        targets = [stored.origin async for stored in store.entries()] if args.all else origins
-        missing = [origin for origin in targets if not await store.delete(origin)]
-        deleted = len(targets) - len(missing)
-        print(f"deleted {deleted} {'entry' if deleted == 1 else 'entries'} from {where}")
-        for origin in missing if not args.all else []:
+        if args.all:
+            keys = [stored.origin async for stored in store.entries()]
+        else:  # each origin's robots.txt, then its tdmrep.json
+            keys = [key for origin in origins for key in (origin, tdm_url(origin))]
+        deleted = [key for key in keys if await store.delete(key)]
+        kinds = Counter(kind_of(key)[1] for key in deleted)
+        robots, tdm = kinds[ROBOTS_KIND], kinds[TDMREP_KIND]
+        also = f" and {tdm} tdmrep.json {'entry' if tdm == 1 else 'entries'}" if tdm else ""
+        print(f"deleted {robots} {'entry' if robots == 1 else 'entries'}{also} from {where}")
+        found = {kind_of(key)[0] for key in deleted}
+        missing = [origin for origin in origins if origin not in found]
+        for origin in missing:
             print(f"{origin}: not in the store", file=sys.stderr)
-        return EXIT_FINDINGS if missing and not args.all else EXIT_OK
+        return EXIT_FINDINGS if missing else EXIT_OK
 
     return _with_store(args, work)
 
@@ -255,13 +294,18 @@ def run_stats(args: argparse.Namespace) -> int:
 
     async def work(store: Browsable) -> int:
         counts: Counter[str] = Counter({name: 0 for name in OUTCOMES})
+        tdm: Counter[str] = Counter({name: 0 for name in TDM_STANDINGS})
         total = expired = size = 0
         async for stored in store.entries():
-            total += 1
             size += stored.size
+            if kind_of(stored.origin)[1] == TDMREP_KIND:
+                tdm[tdm_json(stored)["standing"] or CORRUPT] += 1
+                continue
+            total += 1
             counts[CORRUPT if stored.entry is None else stored.entry.outcome.value] += 1
-            expired += _is_expired(stored, now) is True
-        document = {"origins": total, "outcomes": dict(counts), "expired": expired, "bytes": size}
+            expired += is_expired(stored, now) is True
+        document = {"origins": total, "outcomes": dict(counts), "expired": expired, "bytes": size,
+                    "tdmrep_json": {"entries": tdm.total(), **tdm}}
         if args.json:
             print(json.dumps(document))
             return EXIT_OK
@@ -270,6 +314,7 @@ def run_stats(args: argparse.Namespace) -> int:
             print(f"  {name}: {counts[name]}")
         print(f"expired: {expired}")
         print(f"bytes: {size}")
+        print(f"tdmrep.json: {tdm.total()} ({', '.join(f'{name}: {tdm[name]}' for name in TDM_STANDINGS)})")
         return EXIT_OK
 
     return _with_store(args, work)

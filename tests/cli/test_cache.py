@@ -69,10 +69,10 @@ def test_list_shows_every_origin_with_its_state(uri: str) -> None:
     assert done.returncode == 0, done.stderr
     lines = {line.split()[0]: line for line in done.stdout.splitlines()[1:]}
     assert set(lines) == {RULES.origin, ALLOW.origin, DOWN.origin, CORRUPT_ORIGIN}
-    assert lines[DOWN.origin].split()[1:4] == ["disallow-all", "503", "HTTP"]
+    assert lines[DOWN.origin].split()[1:5] == ["robots.txt", "disallow-all", "503", "HTTP"]
     assert "(expired)" in lines[DOWN.origin] and lines[DOWN.origin].endswith(" 3")
     assert "(expired)" not in lines[RULES.origin]
-    assert lines[CORRUPT_ORIGIN].split()[1:5] == ["corrupt", "unknown", "format", "version"]
+    assert lines[CORRUPT_ORIGIN].split()[1:6] == ["robots.txt", "corrupt", "unknown", "format", "version"]
 
 
 def test_list_json_has_the_documented_keys(uri: str) -> None:
@@ -80,8 +80,8 @@ def test_list_json_has_the_documented_keys(uri: str) -> None:
     rows = {row["origin"]: row for row in map(json.loads, done.stdout.splitlines())}
     assert all(tuple(row) == JSON_KEYS for row in rows.values())
     assert rows[DOWN.origin] == {
-        "origin": DOWN.origin, "outcome": "disallow-all", "status": 503, "error": "HTTP 503", "fetched_at": 1000.0,
-        "expires_at": 2000.0, "expired": True, "failures": 3, "first_failure_at": 1000.0,
+        "origin": DOWN.origin, "kind": "robots.txt", "outcome": "disallow-all", "status": 503, "error": "HTTP 503",
+        "fetched_at": 1000.0, "expires_at": 2000.0, "expired": True, "failures": 3, "first_failure_at": 1000.0,
         "bytes": rows[DOWN.origin]["bytes"],
     }
     assert rows[DOWN.origin]["bytes"] > 0
