@@ -5,10 +5,11 @@ Exit codes (documented in README, "The CLI"):
 
 * ``0``: every URL allowed (``check``), a robots.txt read and nothing ignored (``lint``), every demo page went as
   robots.txt says (``demo``);
-* ``1``: some URL disallowed (``check``), findings or no robots.txt at the URL (``lint``), a demo page did not go as
-  robots.txt says;
+* ``1``: some URL disallowed, or refused for a declared content use (``check``), findings or no robots.txt or
+  tdmrep.json at the URL (``lint``), a demo page did not go as robots.txt says;
 * ``2``: usage or input error (bad arguments, missing file, unreadable URL);
-* ``3``: robots.txt temporarily unavailable (5xx, 429 or network error: SPEC 2.2 disallows the whole origin);
+* ``3``: robots.txt (or, for ``lint``, tdmrep.json) temporarily unavailable (5xx, 429 or network error: SPEC 2.2
+  disallows the whole origin);
 * ``4``: an internal error (a bug: the message names the exception).
 
 Errors are one line on stderr, never a traceback, all with one prefix (``_common.ERROR_PREFIX``: ``scrapy-rep:

@@ -44,7 +44,8 @@ _HTML_WARNING = "; this looks like an HTML page, not a robots.txt: its lines are
 
 def add_parser(commands: argparse._SubParsersAction[Any]) -> None:
     """The ``check`` subcommand's arguments."""
-    cmd = commands.add_parser("check", help="is each URL allowed? (exit 0 all allowed, 1 some disallowed)")
+    cmd = commands.add_parser("check", help="is each URL allowed? (exit 0 all allowed, 1 some disallowed or refused "
+                                            "for a declared use)")
     cmd.add_argument("robots", metavar="ROBOTS",
                      help="robots.txt file, - for stdin, or an http(s) URL (a site URL: its /robots.txt)")
     cmd.add_argument("urls", metavar="URL", nargs="+", help="URL or path (starting with /) to check")
