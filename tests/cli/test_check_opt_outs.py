@@ -6,12 +6,7 @@ Served by a real local HTTP server whose routes each test may change."""
 from __future__ import annotations
 
 import json
-import threading
-from collections import Counter
 from collections.abc import Iterator
-from contextlib import contextmanager
-from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
@@ -19,7 +14,7 @@ import pytest
 from scrapy_rep.cli._common import EXIT_FINDINGS, EXIT_OK
 
 from .conftest import run_cli
-from .test_check_page import closed_port
+from .http_site import Routes, Site, closed_port, serve
 
 ROBOTS = b"User-agent: *\nAllow: /\nContent-Usage: /ai-ok/ train-ai=y\nContent-Signal: search=yes\n"
 TDMREP = json.dumps([
@@ -28,7 +23,6 @@ TDMREP = json.dumps([
     {"location": "/unset/", "tdm-reservation": "yes"},
 ]).encode()
 HTML = [("Content-Type", "text/html")]
-Routes = dict[str, tuple[int, list[tuple[str, str]], bytes]]
 
 
 def routes() -> Routes:
@@ -47,44 +41,6 @@ def routes() -> Routes:
         "/ai-ok/x.html": (200, HTML, b"<html></html>"),
         "/unset/x.html": (200, HTML, b"<html></html>"),
     }
-
-
-@dataclass
-class Site:
-    base: str
-    routes: Routes
-    requests: list[str] = field(default_factory=list)
-
-
-@contextmanager
-def serve(served_routes: Routes) -> Iterator[Site]:
-    """A ``ThreadingHTTPServer`` on 127.0.0.1 serving ``site.routes`` (read per request); shut down on exit."""
-    served = Site("", served_routes)
-
-    class Handler(BaseHTTPRequestHandler):
-        def do_GET(self) -> None:
-            served.requests.append(self.path)
-            status, headers, body = served.routes.get(self.path, (404, [("Content-Type", "text/plain")], b"no"))
-            self.send_response(status)
-            for name, value in headers:
-                self.send_header(name, value)
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-
-        def log_message(self, format: str, *args: object) -> None:  # quiet
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    served.base = f"http://127.0.0.1:{server.server_address[1]}"
-    try:
-        yield served
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(timeout=10)
 
 
 @pytest.fixture
@@ -144,7 +100,7 @@ def test_every_signal_and_the_answer_in_text(site: Site) -> None:
     assert lines[23] == (f'            tdmrep.json: entry 3 (location "/unset/") of {file} matches, but its '
                          "tdm-reservation is unset (a protocol error): nothing stated")
     assert len(lines) == 26
-    assert Counter(site.requests)["/.well-known/tdmrep.json"] == 1  # once per origin
+    assert site.paths()["/.well-known/tdmrep.json"] == 1  # once per origin
 
 
 def test_noai_and_noimageai(site: Site) -> None:

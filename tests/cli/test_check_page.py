@@ -5,12 +5,8 @@ exit code stays robots.txt's. Served by a real local HTTP server (``site``)."""
 from __future__ import annotations
 
 import json
-import socket
-import threading
 from collections import Counter
 from collections.abc import Iterator
-from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
@@ -19,6 +15,7 @@ from scrapy_rep.cli._common import ERROR_PREFIX, EXIT_FINDINGS, EXIT_OK, EXIT_US
 from scrapy_rep.cli._page import fetch_page, is_html
 
 from .conftest import run_cli
+from .http_site import Site, closed_port, serve
 
 ROBOTS = b"User-agent: *\nDisallow: /private/\n"
 HTML = b"""<!doctype html><html><head><title>t</title>
@@ -44,50 +41,10 @@ ROUTES: dict[str, tuple[int, list[tuple[str, str]], bytes]] = {
 }
 
 
-@dataclass
-class Site:
-    base: str
-    requests: list[tuple[str, str]] = field(default_factory=list)  # (path, User-Agent) as received
-
-    def paths(self) -> Counter[str]:
-        return Counter(path for path, _ in self.requests)
-
-
 @pytest.fixture
 def site() -> Iterator[Site]:
-    """A ``ThreadingHTTPServer`` on 127.0.0.1 (a free port) serving ``ROUTES``; shut down after the test."""
-    served: list[tuple[str, str]] = []
-
-    class Handler(BaseHTTPRequestHandler):
-        def do_GET(self) -> None:
-            served.append((self.path, self.headers.get("User-Agent", "")))
-            status, headers, body = ROUTES.get(self.path, (404, [("Content-Type", "text/plain")], b"not found"))
-            self.send_response(status)
-            for name, value in headers:
-                self.send_header(name, value)
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-
-        def log_message(self, format: str, *args: object) -> None:  # quiet
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield Site(f"http://127.0.0.1:{server.server_address[1]}", served)
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(timeout=10)
-
-
-def closed_port() -> int:
-    with socket.socket() as sock:  # a port nobody listens on once closed
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-    return port
+    with serve(ROUTES) as served:
+        yield served
 
 
 def test_text_shows_each_crawlers_directives_and_fetches_each_url_once(site: Site) -> None:
