@@ -33,23 +33,18 @@ from dataclasses import dataclass
 from typing import Any
 
 from scrapy_rep.matcher import (
-    TDM,
-    TDM_HEADER,
-    TDM_META,
-    TDMREP_FILE,
-    TRAIN_AI,
     RobotsTags,
     Statement,
     TdmRep,
     TdmRule,
     combine,
-    header_statements,
-    noai_statements,
     parse_tdmrep,
     path_params_query,
-    tdm_meta,
     tdm_statements,
+    unknown_reservation,
+    with_page,
 )
+from scrapy_rep.matcher import page_statements as statements_of_page
 from scrapy_rep.reporting.outcome_log import plural
 from scrapy_rep.robotparser import url_to_match
 from scrapy_rep.robots.tdmrep import FILE, NONE, UNKNOWN, tdm_url
@@ -59,7 +54,6 @@ from ._common import MAX_BYTES
 from ._fetch import Robots, fetch
 from ._page import Page
 
-_PAGE_TDM = frozenset({TDM_HEADER, TDM_META})
 _BLANKS = b"\xef\xbb\xbf \t\r\n"
 _PAD = " " * 12
 
@@ -81,8 +75,7 @@ class TdmFile:
         """What the file says of ``url`` (as robots/tdmrep.statements): the first matching entry's ``tdm`` and
         ``train-ai``; both refused when the reservation is unknown; none without a file or a matching entry."""
         if self.standing == UNKNOWN:
-            where = f"{self.url} {self.why}: TDM reservation unknown"
-            return [Statement(use, False, TDMREP_FILE, where) for use in (TDM, TRAIN_AI)]
+            return unknown_reservation(f"{self.url} {self.why}: TDM reservation unknown")
         return tdm_statements(self.rule(url), self.url, (), (), (), ()) if self.rules is not None else []
 
     def rule(self, url: str) -> TdmRule | None:
@@ -135,11 +128,10 @@ def page_statements(page: Page, tags: RobotsTags, legacy_labels: bool) -> list[S
     """The statements of the page itself (response_usage.py's reading): headers, TDMRep header and meta tags, noai."""
     if page.error:
         return []
-    said = header_statements(page.header("content-usage"), page.header("content-signal"),
-                             legacy_labels=legacy_labels)
-    reservations, policies = tdm_meta(page.body) if page.html else ([], [])
-    tdm = tdm_statements(None, "", page.header("tdm-reservation"), page.header("tdm-policy"), reservations, policies)
-    return said + tdm + noai_statements(tags.from_meta, tags.from_header, image=page.image)
+    return statements_of_page(page.header("content-usage"), page.header("content-signal"),
+                              page.header("tdm-reservation"), page.header("tdm-policy"),
+                              page.body if page.html else None, tags.from_meta, tags.from_header, image=page.image,
+                              legacy_labels=legacy_labels)
 
 
 @dataclass(frozen=True, slots=True)
@@ -184,8 +176,9 @@ def opt_outs(url: str, from_robots: tuple[Statement, ...], page: Page, tags: Rob
     """Every signal of ``url`` and their combination, as the crawl reaches it for the response (see the contract)."""
     from_file = tuple(tdm_file.statements(url))
     from_page = tuple(page_statements(page, tags, legacy_labels))
-    replaced = bool(from_file) and any(statement.source in _PAGE_TDM for statement in from_page)
-    answer = combine([*from_robots, *(() if replaced else from_file), *from_page])
+    read = with_page([*from_robots, *from_file], from_page)
+    replaced = bool(from_file) and from_file[0] not in read  # the page's own reservation replaced the file's
+    answer = combine(read)
     return OptOuts(tdm_file, tdm_file.rule(url), from_file, from_page, replaced, answer)
 
 

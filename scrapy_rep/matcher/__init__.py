@@ -44,8 +44,11 @@ from ._opt_outs import (
     from_preference,
     header_statements,
     noai_statements,
+    page_statements,
     tdm_meta,
     tdm_statements,
+    unknown_reservation,
+    with_page,
 )
 from ._parser import MAX_BYTES, MAX_LINE_BYTES, Key, LineMetadata, ParseHandler, parse_lines
 from ._report import UNUSED_KEYS, LineKind, ParsedLine, ParseReport, ignored_lines, report
@@ -110,6 +113,7 @@ __all__ = [
     "is_valid_user_agent",
     "legacy_uses",
     "noai_statements",
+    "page_statements",
     "parse",
     "parse_lines",
     "parse_tdmrep",
@@ -119,5 +123,7 @@ __all__ = [
     "tdm_meta",
     "tdm_statements",
     "tdm_value",
+    "unknown_reservation",
     "usage_problems",
+    "with_page",
 ]

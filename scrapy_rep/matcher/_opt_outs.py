@@ -183,6 +183,32 @@ def noai_statements(directives_from_meta: Collection[str], directives_from_heade
     return statements
 
 
+def page_statements(content_usage: Sequence[bytes], content_signal: Sequence[bytes], tdm_reservation: Sequence[bytes],
+                    tdm_policy: Sequence[bytes], html: bytes | None, directives_from_meta: Collection[str],
+                    directives_from_header: Collection[str], *, image: bool, legacy_labels: bool) -> list[Statement]:
+    """Every statement a response makes of itself: its Content-Usage and Content-Signal headers, TDMRep's headers and
+    (``html``: the body of an HTML response, else None) meta tags, and ``noai``/``noimageai`` among the robots
+    directives that address the crawler (``RobotsTags.from_meta`` / ``from_header``)."""
+    reservations, policies = tdm_meta(html) if html is not None else ([], [])
+    return [*header_statements(content_usage, content_signal, legacy_labels=legacy_labels),
+            *tdm_statements(None, "", tdm_reservation, tdm_policy, reservations, policies),
+            *noai_statements(directives_from_meta, directives_from_header, image=image)]
+
+
+def with_page(before: Iterable[Statement], page: Sequence[Statement]) -> list[Statement]:
+    """The statements of a response: those known before its download (robots.txt, the origin's tdmrep.json) and the
+    page's own; TDMRep's precedence: a page's own reservation (header or meta tag) replaces the file's."""
+    if any(statement.source in (TDM_HEADER, TDM_META) for statement in page):
+        before = [statement for statement in before if statement.source != TDMREP_FILE]
+    return [*before, *page]
+
+
+def unknown_reservation(where: str) -> list[Statement]:
+    """A tdmrep.json that could not be read (``where`` says why): the reservation unknown, read as refusing both TDM
+    uses (never as "no reservation")."""
+    return [Statement(use, False, TDMREP_FILE, where) for use in (TDM, TRAIN_AI)]
+
+
 def combine(statements: Iterable[Statement]) -> dict[str, Statement]:
     """One statement per use, uses sorted: an ``n`` over any ``y``, then the least in ``_order`` (see the contract)."""
     kept: dict[str, Statement] = {}

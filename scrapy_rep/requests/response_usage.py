@@ -29,15 +29,7 @@ from scrapy.spidermiddlewares.base import BaseSpiderMiddleware
 
 from .._scrapy import enabled_spider_middlewares, logger
 from ..config import Config, ConfigError
-from ..matcher import (
-    TDMREP_FILE,
-    RobotsTags,
-    header_statements,
-    noai_statements,
-    robots_tags,
-    tdm_meta,
-    tdm_statements,
-)
+from ..matcher import RobotsTags, page_statements, robots_tags, with_page
 from ..robots.origin import NoOrigin, origin_of
 from .agents import RequestAgents
 from .page_directives import META_KEY as TAGS_KEY
@@ -82,22 +74,18 @@ class UsageMiddleware(BaseSpiderMiddleware):
         meta = response.meta
         headers = response.headers
         html = response.body if isinstance(response, HtmlResponse) else None
-        said = header_statements(headers.getlist(b"Content-Usage"), headers.getlist(b"Content-Signal"),
-                                 legacy_labels=self.legacy)
-        reservations, policies = tdm_meta(html) if html is not None else ([], [])
-        tdm = tdm_statements(None, "", headers.getlist(b"tdm-reservation"), headers.getlist(b"tdm-policy"),
-                             reservations, policies)
         tags = meta.get(TAGS_KEY)
         if not isinstance(tags, RobotsTags):  # REP_ROBOTS_TAGS = False: RobotsTagsMiddleware did not read them
             tags = robots_tags(headers.getlist(b"X-Robots-Tag"), html, self.agents.tokens(response.request))
-        noai = noai_statements(tags.from_meta, tags.from_header, image=_is_image(response))
-        if not (said or tdm or noai) and STATEMENTS_KEY in meta:
+        page = page_statements(headers.getlist(b"Content-Usage"), headers.getlist(b"Content-Signal"),
+                               headers.getlist(b"tdm-reservation"), headers.getlist(b"tdm-policy"), html,
+                               tags.from_meta, tags.from_header, image=_is_image(response),
+                               legacy_labels=self.legacy)
+        if not page and STATEMENTS_KEY in meta:
             return  # nothing stated by the response: its request's answer stands
         before = [statement_of(fields) for fields in meta.get(STATEMENTS_KEY, ())]
-        if tdm:  # TDMRep: the page's own technique overrides the origin's file
-            before = [statement for statement in before if statement.source != TDMREP_FILE]
-        put_answer(meta, before + said + tdm + noai)
-        if said or tdm or noai:
+        put_answer(meta, with_page(before, page))  # TDMRep: the page's own technique overrides the origin's file
+        if page:
             self.stats.inc_value(f"{_PREFIX}/responses_stating")
 
     def get_processed_item(self, item: Any, response: Response | None) -> Any:

@@ -26,7 +26,7 @@ import logging
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
-from ..matcher import TDM, TDMREP_FILE, TDMREP_PATH, TRAIN_AI, Statement, TdmRep, parse_tdmrep, tdm_statements
+from ..matcher import TDMREP_PATH, Statement, TdmRep, parse_tdmrep, tdm_statements, unknown_reservation
 from ..stores import Entry, Outcome
 from .fetch import RobotsFetcher
 from .policy import FetchResult, has_copy, next_entry
@@ -140,8 +140,7 @@ def statements(state: OriginState, path: str) -> list[Statement]:
     url = tdm_url(state.origin)
     kind = standing(entry)
     if kind == UNKNOWN:
-        where = f"{url} {_why_unknown(entry)}: TDM reservation unknown"
-        return [Statement(use, False, TDMREP_FILE, where) for use in (TDM, TRAIN_AI)]
+        return unknown_reservation(f"{url} {_why_unknown(entry)}: TDM reservation unknown")
     rules: TdmRep | None = state.tdm_rules
     if kind == NONE or rules is None:
         return []

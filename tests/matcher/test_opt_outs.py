@@ -320,3 +320,37 @@ def test_combine_keeps_one_statement_by_a_total_order_whatever_the_input_order()
     assert len(results) == 1
     (result,) = results
     assert dict(result) == {TDM: statements[5], TRAIN_AI: statements[4]}  # policy set first; legacy unset first
+
+
+# -- a response's own statements, and TDMRep's precedence over what was known before its download --------------------
+
+def test_page_statements_read_every_source_of_a_response() -> None:
+    from scrapy_rep.matcher import page_statements
+
+    html = b'<html><head><meta name="tdm-reservation" content="1"></head></html>'
+    statements = page_statements([b"search=y"], [b"ai-input=no"], [b"0"], [], html, frozenset(), {"noai"},
+                                 image=False, legacy_labels=True)
+    assert {(s.use, s.allowed, s.source) for s in statements} == {
+        ("search", True, CONTENT_USAGE_HEADER), ("ai-input", False, CONTENT_SIGNAL_HEADER),
+        (TDM, False, TDM_META), (TRAIN_AI, False, TDM_META),  # the meta tag over the header's 0
+        (TRAIN_AI, False, X_ROBOTS_TAG)}
+    assert page_statements([], [], [], [], None, frozenset(), frozenset(), image=False, legacy_labels=True) == []
+
+
+@pytest.mark.parametrize(("page_sources", "file_kept"), [
+    ((TDM_HEADER,), False), ((TDM_META,), False), ((CONTENT_USAGE_HEADER,), True), ((), True)])
+def test_with_page_drops_the_files_statements_only_for_the_pages_own_reservation(
+        page_sources: tuple[str, ...], file_kept: bool) -> None:
+    from scrapy_rep.matcher import with_page
+
+    robots = Statement(TRAIN_AI, True, ROBOTS_TXT, "line 3")
+    from_file = Statement(TDM, False, TDMREP_FILE, "entry 1")
+    page = [Statement(TDM, True, source, "here") for source in page_sources]
+    assert with_page([robots, from_file], page) == [robots, *([from_file] if file_kept else []), *page]
+
+
+def test_an_unknown_reservation_refuses_both_tdm_uses() -> None:
+    from scrapy_rep.matcher import unknown_reservation
+
+    assert {(s.use, s.allowed, s.source) for s in unknown_reservation("why")} == {
+        (TDM, False, TDMREP_FILE), (TRAIN_AI, False, TDMREP_FILE)}
