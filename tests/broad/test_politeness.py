@@ -193,3 +193,33 @@ async def test_start_requests_wait_in_start_while_robots_fetches_fill_the_downlo
     assert len(robots) == origins and set(robots.values()) == {1}
     assert sorted(result.downloaded) == sorted(allowed)
     result.assert_accounted()
+
+
+@pytest.mark.slow
+@pytest_twisted.ensureDeferred
+async def test_tdmrep_json_fetches_stay_within_concurrent_requests(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A crawl declaring AI training also fetches each origin's tdmrep.json (a second hop in the robots.txt fetch's
+    place): 300 origins x 1 page at CONCURRENT_REQUESTS = 8 behind a store 50 ms away: at most 8 connections at once,
+    each tdmrep.json fetched exactly once (404 here: no reservation), every allowed page downloaded."""
+    origins, concurrency = 300, 8
+    proxy = OriginsProxy(robots_bodies()[0]).start()
+    urls, allowed = allowed_pages(proxy, origins)
+    settings = {**crawl_settings(proxy, concurrency), "REP_CONTENT_USES": ["train-ai"]}
+    real_open = middleware_module.open_crawler_store
+    monkeypatch.setattr(middleware_module, "open_crawler_store",
+                        lambda config, clock: SlowStore(real_open(config, clock)))
+    monkeypatch.setattr(crawl_module, "WATCHDOG_SECONDS", 240)
+    try:
+        result = await crawl(urls, **settings)
+    finally:
+        await proxy.stop()
+
+    tdmrep = Counter(host for host, path in proxy.hits if path == "/.well-known/tdmrep.json")
+    pages = {f"http://{host}{path}" for host, path in proxy.hits if not path.endswith((".txt", ".json"))}
+    summary = f"peak {proxy.connections.peak} connections, {sum(tdmrep.values())} tdmrep.json, {len(pages)} pages"
+    print(summary)
+    assert proxy.connections.peak <= concurrency, summary
+    assert len(tdmrep) == origins and set(tdmrep.values()) == {1}, summary
+    assert result.stat("rep/tdmrep/status/404") == origins
+    assert pages == allowed and sorted(result.downloaded) == sorted(allowed), summary
+    result.assert_accounted()
