@@ -10,7 +10,7 @@ from pathlib import Path
 from scrapy_rep.cli._common import EXIT_FINDINGS, EXIT_OK, EXIT_UNAVAILABLE, MAX_BYTES
 
 from .conftest import run_cli
-from .test_check_opt_outs import serve
+from .http_site import serve
 
 MESSY = json.dumps([
     {"location": "/papers/*", "tdm-reservation": 1, "tdm-policy": "https://example.com/policy.json"},
@@ -107,7 +107,7 @@ def test_urls_are_fetched_as_given_with_their_outcome() -> None:
         assert html.stdout.splitlines()[-1] == "nothing linted: the answer is not a TDMRep file"
         site_url = run_cli("lint", f"{base}/")  # a site URL is still its robots.txt
         assert site_url.returncode == EXIT_OK and f"robots.txt {base}/robots.txt: HTTP 200" in site_url.stdout
-        assert site.requests.count("/.well-known/tdmrep.json") == 1
+        assert site.paths()["/.well-known/tdmrep.json"] == 1
 
 
 def test_robots_txt_lint_reports_legacy_usage_labels(tmp_path: Path) -> None:
