@@ -79,7 +79,8 @@ class UsageMiddleware(BaseSpiderMiddleware):
             tags = robots_tags(headers.getlist(b"X-Robots-Tag"), html, self.agents.tokens(response.request))
         page = page_statements(headers.getlist(b"Content-Usage"), headers.getlist(b"Content-Signal"),
                                headers.getlist(b"tdm-reservation"), headers.getlist(b"tdm-policy"), html,
-                               tags.from_meta, tags.from_header, image=_is_image(response),
+                               tags.from_meta, tags.from_header,
+                               image="noimageai" in tags.directives and _is_image(response),
                                legacy_labels=self.legacy)
         if not page and STATEMENTS_KEY in meta:
             return  # nothing stated by the response: its request's answer stands

@@ -354,3 +354,19 @@ def test_an_unknown_reservation_refuses_both_tdm_uses() -> None:
 
     assert {(s.use, s.allowed, s.source) for s in unknown_reservation("why")} == {
         (TDM, False, TDMREP_FILE), (TRAIN_AI, False, TDMREP_FILE)}
+
+
+@pytest.mark.parametrize("html", [
+    b'<html><head><META NAME="TDM-Reservation" CONTENT="1"></HEAD><body>x</body></html>',  # upper case throughout
+    b'<html><head><title>t</title><meta name="Tdm-reservation" content="1"><body>no closing head',
+    b'<meta name="tdm-reservation" content="1">',  # no head, no body: the first bytes are read
+])
+def test_the_quick_look_for_tdm_never_misses_a_meta_tag_the_full_scan_reads(html: bytes) -> None:
+    assert tdm_meta(html) == (["1"], [])
+
+
+def test_a_head_without_tdm_is_not_scanned_for_it() -> None:
+    from scrapy_rep.matcher._opt_outs import _mentions_tdm
+
+    assert not _mentions_tdm(b'<html><head><meta name="robots" content="noai"></head><body>tdm-reservation</body>')
+    assert _mentions_tdm(b'<html><head><meta name="tdm-policy" content="https://x/p"></head>')
