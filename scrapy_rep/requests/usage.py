@@ -21,7 +21,7 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING, Any
 
-from ..matcher import LEGACY_LABELS, Statement, combine, from_preference, path_params_query
+from ..matcher import LEGACY_LABELS, Statement, combine, from_preference
 from ..robots import tdmrep
 
 if TYPE_CHECKING:
@@ -90,7 +90,7 @@ class Usage:
                       for statement in from_preference(preference, legacy_labels=self.legacy)]
         if state is not None:
             if state.tdm is not None:
-                statements += tdmrep.statements(state, path_params_query(url))
+                statements += tdmrep.statements(state, url)
             self._say_legacy(state.origin, preferences, spider)
         answer = put_answer(request.meta, statements)
         refused = refusals(self.uses, answer)

@@ -26,7 +26,15 @@ import logging
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
-from ..matcher import TDMREP_PATH, Statement, TdmRep, parse_tdmrep, tdm_statements, unknown_reservation
+from ..matcher import (
+    TDMREP_PATH,
+    Statement,
+    TdmRep,
+    parse_tdmrep,
+    path_params_query,
+    tdm_statements,
+    unknown_reservation,
+)
 from ..stores import Entry, Outcome
 from .fetch import RobotsFetcher
 from .policy import FetchResult, has_copy, next_entry
@@ -131,20 +139,19 @@ class TdmFiles:
         await self.refresher.close()
 
 
-def statements(state: OriginState, path: str) -> list[Statement]:
-    """What the origin's tdmrep.json says of a URL whose path (and query) is ``path``: the ``tdm`` and ``train-ai``
-    statements of the first matching entry, a refusal of both when the reservation is unknown, or none."""
+def statements(state: OriginState, url: str) -> list[Statement]:
+    """What the origin's tdmrep.json says of ``url`` (as sent): the ``tdm`` and ``train-ai`` statements of the first
+    entry whose location matches its path and query, a refusal of both when the reservation is unknown, or none."""
     entry = state.tdm
     if entry is None:
         return []
-    url = tdm_url(state.origin)
     kind = standing(entry)
     if kind == UNKNOWN:
-        return unknown_reservation(f"{url} {_why_unknown(entry)}: TDM reservation unknown")
+        return unknown_reservation(f"{tdm_url(state.origin)} {_why_unknown(entry)}: TDM reservation unknown")
     rules: TdmRep | None = state.tdm_rules
-    if kind == NONE or rules is None:
-        return []
-    return tdm_statements(rules.lookup(path), url, (), (), (), ())
+    if kind == NONE or rules is None or not rules.rules:
+        return []  # the common case (a 404): no path to compute
+    return tdm_statements(rules.lookup(path_params_query(url)), tdm_url(state.origin), (), (), (), ())
 
 
 def _why_unknown(entry: Entry) -> str:
