@@ -18,7 +18,7 @@ from scrapy.http import Response
 from twisted.internet.task import Clock
 
 from tests.crawl import ListSpider, crawl
-from tests.servers import Reply, Site, robots
+from tests.servers import Reply, Site, redirect, robots
 
 TDM_PATH = "/.well-known/tdmrep.json"
 POLICY = "https://policy.example/tdm.json"
@@ -274,3 +274,21 @@ async def test_a_page_without_its_own_request_meta_still_gets_an_answer(sites: A
     site.route("/", page(headers={"Content-Usage": "search=n"}))
     result = await crawl([site.url("/")], spider=OptOutSpider, spider_kwargs={"meta": {"dont_obey_robotstxt": True}})
     assert spider_of(result).usage[site.url("/")] == {"search": "n"}
+
+
+@pytest_twisted.ensureDeferred
+async def test_tdmrep_json_redirects_are_followed_and_bounded_like_robots_txt(sites: Any) -> None:
+    """Redirects are followed by the plugin itself (REP_MAX_REDIRECTS); past the limit, no file (as for robots.txt)."""
+    site: Site = sites()
+    site.route(TDM_PATH, redirect("/tdm/current.json"))
+    site.route("/tdm/current.json", tdmrep({"location": "/*", "tdm-reservation": 1}))
+    result = await crawl([site.url("/a")], spider=OptOutSpider, REP_TDMREP=True)
+    assert spider_of(result).usage[site.url("/a")] == {"tdm": "n", "train-ai": "n"}
+    assert hits(site)["/tdm/current.json"] == 1
+    looping: Site = sites()
+    looping.route(TDM_PATH, redirect("/hop/0"))
+    for n in range(10):
+        looping.route(f"/hop/{n}", redirect(f"/hop/{n + 1}"))
+    result = await crawl([looping.url("/a")], spider=OptOutSpider, REP_TDMREP=True)
+    assert spider_of(result).usage[looping.url("/a")] == {}  # too many redirects: no file, no reservation
+    assert hits(looping)["/hop/4"] == 1 and hits(looping)["/hop/5"] == 0  # 5 redirects followed, not a 6th
