@@ -14,7 +14,7 @@ from typing import Any
 
 from scrapy_rep.matcher import TDMREP_PATH, parse_tdmrep
 from scrapy_rep.reporting.outcome_log import plural
-from scrapy_rep.robots.tdmrep import FILE, NONE, NOT_JSON, standing
+from scrapy_rep.robots.tdmrep import FILE, NONE, NOT_JSON, NOT_TDMREP, standing
 from scrapy_rep.stores import Entry, StoredEntry
 
 ROBOTS_KIND = "robots.txt"
@@ -49,7 +49,10 @@ def tdm_words(entry: Entry) -> str:
         kept = f" (kept: the last fetch failed, {entry.label})" if entry.failing else ""
         return f"file with {plural(len(parse_tdmrep(entry.body).rules), 'rule')}{kept}"
     if kind == NONE:
-        return f"no file ({entry.label}): no TDM reservation stated"
+        label = entry.label
+        if entry.error == NOT_TDMREP:
+            label += ", not JSON: a page served for a missing file"
+        return f"no file ({label}): no TDM reservation stated"
     why = "a body that is not valid JSON" if entry.error == NOT_JSON else "unreachable, no copy kept"
     return f"unknown ({entry.label}, {why}): {_UNKNOWN}"
 

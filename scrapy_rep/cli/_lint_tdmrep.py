@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from urllib.parse import urlsplit
 
-from scrapy_rep.matcher import TDMREP_PATH, TdmRep, TdmRule, parse_tdmrep
+from scrapy_rep.matcher import TDMREP_PATH, TdmRep, TdmRule, parse_tdmrep, starts_like_json
 from scrapy_rep.reporting.outcome_log import plural
 from scrapy_rep.stores import Outcome
 
@@ -59,7 +59,7 @@ def load_tdmrep(source: str) -> Robots:
 def lint_tdmrep(body: bytes, max_bytes: int = MAX_BYTES, *, truncated: bool = False) -> tuple[list[Finding], TdmRep]:
     """The findings of a TDMRep ``body`` and the rules a crawl reads from it (its first ``max_bytes`` bytes)."""
     findings = []
-    if body.lstrip(_BLANKS)[:1] not in (b"[", b"{"):
+    if not starts_like_json(body):
         return [Finding(0, "not-tdmrep", "this is not JSON (an HTML page served for a missing file?): a crawl reads "
                                          "it as no file, which states no TDM reservation")], TdmRep()
     if len(body) > max_bytes:

@@ -40,6 +40,7 @@ from scrapy_rep.matcher import (
     combine,
     parse_tdmrep,
     path_params_query,
+    starts_like_json,
     tdm_statements,
     unknown_reservation,
     with_page,
@@ -54,7 +55,6 @@ from ._common import MAX_BYTES
 from ._fetch import Robots, fetch
 from ._page import Page
 
-_BLANKS = b"\xef\xbb\xbf \t\r\n"
 _PAD = " " * 12
 
 
@@ -111,7 +111,7 @@ def read_tdmrep(url: str, answer: Robots) -> TdmFile:
         return TdmFile(url, UNKNOWN, f"{said}: TDM reservation unknown (tdm and train-ai refused until it can be "
                                      "read)", status, hops, why=why)
     body = answer.body[:MAX_BYTES]  # the crawl reads no more
-    if body.lstrip(_BLANKS)[:1] not in (b"[", b"{"):
+    if not starts_like_json(body):
         return TdmFile(url, NONE, f"{said}: not JSON (a page served for a missing file?): no TDM reservation "
                                   "stated", status, hops)
     rules = parse_tdmrep(body)

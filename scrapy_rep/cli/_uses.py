@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 from scrapy_rep.config.uses import USES, UsesError, content_uses
 from scrapy_rep.matcher import Statement
+from scrapy_rep.requests.usage import refusals
 
 from ._common import UsageError
 
@@ -35,7 +36,7 @@ class Uses:
 
     def refused(self, answer: dict[str, Statement]) -> tuple[Statement, ...]:
         """The statements of ``answer`` (use -> deciding statement) that refuse a declared use."""
-        return tuple(answer[use] for use in self.uses if use in answer and not answer[use].allowed)
+        return tuple(refusals(self.uses, answer))
 
 
 def declared_uses(values: list[str]) -> Uses:

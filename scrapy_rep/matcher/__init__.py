@@ -55,7 +55,7 @@ from ._report import UNUSED_KEYS, LineKind, ParsedLine, ParseReport, ignored_lin
 from ._robots import Robots, parse
 from ._robots_tags import NO_TAGS, RobotsTags, is_unavailable, robots_tags
 from ._rules import AgentGroup, Rule, cite
-from ._tdmrep import TDMREP_PATH, TdmRep, TdmRule, parse_tdmrep, tdm_value
+from ._tdmrep import TDMREP_PATH, TdmRep, TdmRule, parse_tdmrep, starts_like_json, tdm_value
 from ._urls import path_params_query
 from ._usage import IMPLIES_TRAINING, LEGACY_LABELS, VOCABULARY, Preference, aipref_use, legacy_uses, usage_problems
 from ._verdict import UserAgent, Verdict
@@ -120,6 +120,7 @@ __all__ = [
     "path_params_query",
     "report",
     "robots_tags",
+    "starts_like_json",
     "tdm_meta",
     "tdm_statements",
     "tdm_value",

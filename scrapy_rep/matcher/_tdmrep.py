@@ -105,6 +105,12 @@ def tdm_value(value: str | bytes | None) -> int | None:
     return _RESERVATIONS.get(value.strip())
 
 
+def starts_like_json(body: bytes) -> bool:
+    """Whether ``body`` starts, after any BOM and blanks, as a JSON array or object does: what a TDMRep file may be.
+    A body that does not (an HTML page served for every path) is no TDMRep file at all."""
+    return body.lstrip(b"\xef\xbb\xbf \t\r\n")[:1] in (b"[", b"{")
+
+
 def parse_tdmrep(body: bytes) -> TdmRep:
     """The rules of a tdmrep.json ``body`` and the problems met; never raises (see the module's contract)."""
     problems = _Problems()

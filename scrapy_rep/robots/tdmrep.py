@@ -32,6 +32,7 @@ from ..matcher import (
     TdmRep,
     parse_tdmrep,
     path_params_query,
+    starts_like_json,
     tdm_statements,
     unknown_reservation,
 )
@@ -65,7 +66,7 @@ class TdmLocation:
 
     @property
     def key(self) -> str:
-        return f"{self.origin.key}{TDMREP_PATH}"
+        return tdm_url(self.origin.key)
 
     @property
     def robots_url(self) -> str:
@@ -80,7 +81,7 @@ def tdm_url(origin: str) -> str:
 def standing(entry: Entry) -> str:
     """FILE (a copy to read, possibly kept through failures), NONE (no reservation stated), or UNKNOWN."""
     if entry.outcome is Outcome.RULES:
-        return UNKNOWN if entry.error == NOT_JSON else FILE
+        return UNKNOWN if entry.error == NOT_JSON else NONE if entry.error == NOT_TDMREP else FILE
     if entry.failing and not has_copy(entry):
         return UNKNOWN
     return NONE
@@ -88,6 +89,9 @@ def standing(entry: Entry) -> str:
 
 #: ``Entry.error`` of a 2xx body that looks like JSON and does not parse (stored, so every worker reads it the same).
 NOT_JSON = "UnparsableJSON"
+#: ``Entry.error`` of a 2xx body that is not JSON at all (an HTML page served for a missing file): no file; stored
+#: without its body.
+NOT_TDMREP = "NotTDMRep"
 
 
 class TdmFiles:
@@ -120,7 +124,7 @@ class TdmFiles:
         """``entry`` becomes the origin's; a new body is parsed once, what is malformed in it said once (WARNING)."""
         previous = state.tdm
         state.tdm = entry
-        if entry.outcome is not Outcome.RULES:
+        if standing(entry) != FILE:
             state.tdm_rules = None
         elif previous is None or state.tdm_rules is None or not previous.same_body(entry):
             state.tdm_rules = parse_tdmrep(entry.body)
@@ -162,7 +166,7 @@ def _why_unknown(entry: Entry) -> str:
 
 class _TdmFetcher:
     """A ``RobotsFetcher`` for tdmrep.json: each hop sent in the origin's fetch's place; a 2xx body that looks like
-    JSON and does not parse is marked ``NOT_JSON``, one that is not JSON at all (HTML) counts as no file (404)."""
+    JSON and does not parse is marked ``NOT_JSON``, one that is not JSON at all (HTML) ``NOT_TDMREP``: no file."""
 
     def __init__(self, send: Callable[[Request, str], Any], max_size: int, max_redirects: int) -> None:
         self.send = send
@@ -178,9 +182,8 @@ class _TdmFetcher:
         result = await RobotsFetcher(download, self.max_size, self.max_redirects).fetch(origin, url)
         if result.status is None or not 200 <= result.status < 300:
             return result
-        start = result.body.lstrip(b"\xef\xbb\xbf \t\r\n")[:1]
-        if start not in (b"[", b"{"):
-            return replace(result, status=404, body=b"")  # a soft 404: not a TDMRep file (said by the stats)
+        if not starts_like_json(result.body):
+            return replace(result, error=NOT_TDMREP, body=b"")  # a soft 404: no file (its status kept for the stats)
         if parse_tdmrep(result.body).unreadable:
             return replace(result, error=NOT_JSON)
         return result

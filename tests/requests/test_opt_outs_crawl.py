@@ -164,6 +164,8 @@ async def test_an_html_page_at_the_well_known_url_is_no_file(sites: Any) -> None
     assert hits(site)[TDM_PATH] == 1
     assert result.downloaded == [site.url("/a")]
     assert spider_of(result).usage == {site.url("/a"): {}}
+    assert result.stat("rep/tdmrep/status/200") == 1  # counted as what it was, a 200
+    assert result.stat("rep/tdmrep/malformed") == 0 and result.stat("rep/tdmrep/unknown") == 0
 
 
 @pytest_twisted.ensureDeferred
