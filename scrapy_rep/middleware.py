@@ -28,11 +28,13 @@ from .config import Clock, Config, ConfigError
 from .matcher import AgentRules, parse
 from .reporting.announce import announce
 from .reporting.close_report import CloseReport, origins_at_close
+from .reporting.evidence import Evidence
 from .reporting.internal_errors import InternalErrors
 from .reporting.outcome_log import OutcomeLog
 from .reporting.soft404 import Soft404Log
 from .reporting.startup import say_at_start, say_cache_size, say_config_error
 from .reporting.waiting_log import CLOSING, REQUEUE
+from .requests.basis import PASSED_THROUGH, unchecked
 from .requests.clean_param import CleanParams
 from .requests.decision import Decider
 from .requests.dry_run import DryRun
@@ -82,7 +84,9 @@ class RobotsMiddleware:
         self.origins = OriginMap(config.memory_max_origins)  # least recently used first
         self._dry_run = DryRun(self.stats, config.enforce)  # REP_ENFORCE = False: decided and counted, never stopped
         self._report = CloseReport(self.stats, config.enforce)  # at close: what robots.txt stopped, per origin
-        self.waiting = Waiting(crawler, config, clock, self.internals, self.origins, self._dry_run, self._report)
+        self.evidence = Evidence(crawler, config, self.stats)  # REP_DECISION_LOG, REP_WARC, the adoption signal
+        self.waiting = Waiting(crawler, config, clock, self.internals, self.origins, self._dry_run, self._report,
+                               self.evidence.log)
         self.parking = self.waiting.parking
         self.places = Places(self.internals, self.waiting.waits_unparked)  # a robots.txt fetch's downloader place
         downloads = RobotsDownloads(crawler, config.robots_request, self.places)
@@ -93,7 +97,8 @@ class RobotsMiddleware:
         self._soft404 = Soft404Log(self.stats, config.max_size)  # an HTML page served as robots.txt
         self._tdm = TdmFiles(store, downloads.download, config, clock, self.stats, self.places.step_aside) \
             if config.tdmrep else None  # each origin's tdmrep.json, beside its robots.txt (tdmrep.py)
-        self._decider = Decider(crawler, config, self.stats, self.origins, self._dry_run, self._report)
+        self._decider = Decider(crawler, config, self.stats, self.origins, self._dry_run, self._report, clock,
+                                self.evidence.log)
         self._clean = CleanParams(crawler, self.stats) if config.clean_param else None  # REP_CLEAN_PARAM
         self._closed = False  # after spider_closed: no more fetches or retries
         crawler.signals.connect(self._spider_opened, signal=signals.spider_opened)
@@ -128,15 +133,15 @@ class RobotsMiddleware:
             return None  # allowed when released from waiting, and counted then; now paced by the scheduler
         self.stats.inc_value("rep/requests/checked")
         if request.meta.get("dont_obey_robotstxt"):
-            return self._pass_through("dont_obey_robotstxt")
+            return self._pass_through(request, "dont_obey_robotstxt")
         parts = urlparse_cached(request)
         try:
             origin = origin_of_parts(parts.scheme, parts.netloc)
         except NoOrigin:
-            return self._pass_through("no_robots_location")  # SPEC 1.4: data:, file:, s3:...
+            return self._pass_through(request, "no_robots_location")  # SPEC 1.4: data:, file:, s3:...
         robots_url = parts.path == ROBOTS_PATH
         if robots_url and not is_own_robots_url(parts):
-            return self._pass_through("robots_txt")  # e.g. with a query: not the file the plugin fetches
+            return self._pass_through(request, "robots_txt")  # e.g. with a query: not the file the plugin fetches
         state = self.origins.get(origin.key)
         if (state is not None and state.state is State.READY and state.entry is not None
                 and state.fresh_until > self.clock.seconds()):
@@ -202,12 +207,15 @@ class RobotsMiddleware:
 
     def _answer(self, request: Request, origin: Origin, snapshot: _Snapshot) -> Response | None:
         """A spider's own robots.txt request: answered from our copy (spider_robots)."""
-        self._pass_through("robots_txt")
+        self._pass_through(request, "robots_txt")
         return answer_from_copy(request, snapshot[0], self.origins.get(origin.key), self.stats)
 
-    def _pass_through(self, reason: str) -> Response | None:
+    def _pass_through(self, request: Request, reason: str) -> Response | None:
         self.stats.inc_value("rep/requests/passed_through")
         self.stats.inc_value(f"rep/requests/passed_through/{reason}")
+        basis = unchecked(request, PASSED_THROUGH, reason, self.clock.seconds())
+        if self.evidence.log is not None:
+            self.evidence.log.decided(basis)
         return None  # process_request's "send it on"
 
     # -- an origin's path ----------------------------------------------------------------------------------------
@@ -255,6 +263,9 @@ class RobotsMiddleware:
                     return  # the crawl closed while the signal's handlers ran
             step = "adopt"
             self._outcome_log.outcome(state.origin, entry, self.crawler.spider, source, fetched)
+            await self.evidence.adopted(origin.robots_url, state.entry, entry, state.rules, rules, source, fetched)
+            if self._closed:
+                return  # the crawl closed while the signal's handlers ran
         except Exception as exc:
             entry = self._internal_errors.entry_after(state, step, exc, self.crawler.spider)
             rules = state.rules if has_copy(entry) else None

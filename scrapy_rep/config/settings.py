@@ -8,16 +8,18 @@ documents each setting.
 from __future__ import annotations
 
 import difflib
-from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Protocol, cast
+from typing import Any
 from urllib.parse import urlsplit
 
-from scrapy import Request
 from scrapy.exceptions import NotConfigured
 from scrapy.settings import BaseSettings
-from scrapy.utils.misc import load_object
 
+from .errors import ConfigError
+from .evidence import DECISION_LOG_MAX_BYTES, HISTORY_VERSIONS, WARC_MAX_BYTES, evidence_fields
+from .hooks import Clock, RobotsRequestHook, clock_setting, robots_request_setting
+
+__all__ = ["DAY", "SETTINGS", "Clock", "Config", "ConfigError", "RobotsRequestHook", "unknown_settings"]
 from .redis_target import InvalidRedisSetting, RedisTarget, is_settings_form, redact, target_from_settings
 from .store_uri import DEFAULT_MAX_ORIGINS, InvalidStoreURI, validate_store_uri
 from .tokens import InvalidToken, Tokens, tokens_from_settings
@@ -38,28 +40,9 @@ SETTINGS = (
     "REP_5XX_NOT_FOUND_HEURISTIC", "REP_STORE", "REP_MEMORY_MAX_ORIGINS", "REP_STORE_POLL_INTERVAL",
     "REP_STORE_LEASE_TTL", "REP_CLOCK", "REP_ROBOTS_REQUEST", "REP_ENFORCE", "REP_CONTENT_USES", "REP_ROBOTS_TAGS",
     "REP_OBEY_NOFOLLOW", "REP_OBEY_NOINDEX", "REP_CLEAN_PARAM", "REP_TDMREP", "REP_USAGE_LEGACY_LABELS",
-    "REP_USAGE_DISCOVERY",
+    "REP_USAGE_DISCOVERY", "REP_HISTORY_VERSIONS", "REP_WARC", "REP_WARC_MAX_BYTES", "REP_DECISION_LOG",
+    "REP_DECISION_LOG_MAX_BYTES",
 )
-
-
-#: REP_ROBOTS_REQUEST's type: gets each robots.txt request (each hop), returns the Request to send.
-RobotsRequestHook = Callable[[Request], Request]
-
-
-class ConfigError(ValueError):
-    """A ``REP_*`` (or related Scrapy) setting has a value the middleware cannot obey."""
-
-    def __init__(self, name: str, value: Any, why: str) -> None:
-        super().__init__(f"{name}={value!r}: {why}")
-        self.setting = name
-
-
-class Clock(Protocol):
-    """What the middleware needs of time: Twisted's ``IReactorTime`` subset (a reactor or ``task.Clock``)."""
-
-    def seconds(self) -> float: ...
-
-    def callLater(self, delay: float, callable: Callable[..., Any], *args: Any, **kw: Any) -> Any: ...
 
 
 @dataclass(frozen=True)
@@ -127,6 +110,14 @@ class Config:
     #: REP_CLEAN_PARAM (opt-in): a request's URL loses the parameters its robots.txt's Clean-param lines list
     #: (Yandex's directive; clean_param.py), and goes back to the scheduler under the canonical URL.
     clean_param: bool = False
+    #: REP_HISTORY_VERSIONS: the robots.txt versions a SQLite or Redis store keeps per origin; 0: none (evidence.py).
+    history_versions: int = HISTORY_VERSIONS
+    #: REP_WARC (opt-in): the file or directory of the WARC archive of every robots.txt copy the crawl used.
+    warc: str | None = None
+    warc_max_bytes: int = WARC_MAX_BYTES
+    #: REP_DECISION_LOG (opt-in): the JSON-lines file of every checked request's decision, rotated by size.
+    decision_log: str | None = None
+    decision_log_max_bytes: int = DECISION_LOG_MAX_BYTES
 
     @classmethod
     def from_settings(cls, settings: BaseSettings) -> Config:
@@ -169,14 +160,15 @@ class Config:
             memory_max_origins=read.integer("REP_MEMORY_MAX_ORIGINS", cls.memory_max_origins, minimum=1),
             store_poll_interval=read.seconds("REP_STORE_POLL_INTERVAL", cls.store_poll_interval, minimum=0.001),
             store_lease_ttl=read.seconds("REP_STORE_LEASE_TTL", cls.store_lease_ttl, minimum=0.001),
-            clock=_clock(settings.get("REP_CLOCK")),
-            robots_request=_robots_request(settings.get("REP_ROBOTS_REQUEST")),
+            clock=clock_setting(settings.get("REP_CLOCK")),
+            robots_request=robots_request_setting(settings.get("REP_ROBOTS_REQUEST")),
             enforce=read.boolean("REP_ENFORCE", cls.enforce),
             **_uses(settings, read),
             robots_tags=read.boolean("REP_ROBOTS_TAGS", cls.robots_tags),
             obey_nofollow=read.boolean("REP_OBEY_NOFOLLOW", cls.obey_nofollow),
             obey_noindex=read.boolean("REP_OBEY_NOINDEX", cls.obey_noindex),
             clean_param=read.boolean("REP_CLEAN_PARAM", cls.clean_param),
+            **evidence_fields(settings),
         )
         _check_page_directives(config, settings)
         _check_pairs(config)
@@ -288,39 +280,6 @@ def check_known_settings(settings: BaseSettings) -> None:
         also = "".join(f"; {name}={value!r} is unknown too{hint}" for name, value, hint in named[1:])
         raise ConfigError(named[0][0], named[0][1], f"unknown setting{named[0][2]}{also}; an unknown setting is "
                           "refused, not ignored, because it may have been meant to restrict the crawl")
-
-
-def _clock(value: Any) -> Clock | None:
-    """An IReactorTime provider, or a zero-argument callable returning one. Scrapy deep-copies settings, which
-    would copy a clock object given directly; a callable (``lambda: clock``) survives the copy as itself."""
-    if value is None:
-        return None
-    clock = value if _is_clock(value) else value() if callable(value) else None
-    if _is_clock(clock):
-        return cast(Clock, clock)
-    raise ConfigError("REP_CLOCK", value, "expected an IReactorTime provider such as twisted.internet.task.Clock "
-                      "(or a callable returning one)")
-
-
-def _robots_request(value: Any) -> RobotsRequestHook | None:
-    """REP_ROBOTS_REQUEST: a callable, or the import path of one, loaded now so a typo fails at start-up."""
-    if value is None or value == "":
-        return None
-    hook = value
-    if isinstance(value, str):
-        try:
-            hook = load_object(value)
-        except (ImportError, AttributeError, NameError, ValueError) as exc:
-            raise ConfigError("REP_ROBOTS_REQUEST", value, f"cannot be loaded ({type(exc).__name__}: {exc}); expected "
-                              "the import path of a callable, 'package.module.function'") from None
-    if not callable(hook):
-        raise ConfigError("REP_ROBOTS_REQUEST", value, f"not callable ({type(hook).__name__}); expected a callable "
-                          "taking the robots.txt Request and returning the Request to send, or its import path")
-    return cast(RobotsRequestHook, hook)
-
-
-def _is_clock(value: Any) -> bool:
-    return callable(getattr(value, "seconds", None)) and callable(getattr(value, "callLater", None))
 
 
 def _check_page_directives(config: Config, settings: BaseSettings) -> None:

@@ -14,10 +14,9 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING, Any
 
-from scrapy.exceptions import IgnoreRequest
-
 from ..robots.policy import should_hold
 from .agents import shown
+from .basis import Forbidden
 
 if TYPE_CHECKING:
     from scrapy import Request
@@ -26,6 +25,8 @@ if TYPE_CHECKING:
     from ..robots.state import OriginState
     from ..stores import Entry
 
+#: The characters of a version id log lines show (as git shortens a commit's).
+SHORT_ID = 12
 #: The documented logger of every middleware line (docs/stats.md), whichever module writes it.
 logger = logging.getLogger("scrapy_rep.middleware")
 
@@ -66,28 +67,31 @@ class DryRun:
             self.stats.inc_value("rep/dry_run/would_hold")
 
     def forbid(self, request: Request, entry: Entry, where: str, tokens: tuple[str, ...], spider: Any,
-               usage: bool = False) -> None:
-        """The DEBUG line naming the rule and the tokens obeyed, then ``IgnoreRequest``; in a dry run the line says
-        so and it goes on.
+               basis: dict[str, Any], usage: bool = False) -> None:
+        """The DEBUG line naming the rule, the tokens obeyed and the robots.txt version, then ``Forbidden`` (an
+        ``IgnoreRequest`` carrying ``basis``, the request's ``meta["rep_basis"]``); in a dry run the line says so
+        and it goes on.
 
         ``where`` is the deciding line as ``matcher.cite`` words it (``Verdict.reason``, ``Preference.where``):
         ``Forbidden by robots.txt: <url> (<origin>/robots.txt line 6 (Disallow: /private/) of the 'newbiebot' group
-        (line 5); as ['newbiebot'])``; the IgnoreRequest's message is ``Forbidden by robots.txt: <where>`` (the demo
-        report reads it). ``usage``: an opt-out refused a use of REP_CONTENT_USES (``where``: usage.refusal_words),
-        said ``Refused for its use``, and counted in ``rep/requests/forbidden/usage`` too.
+        (line 5); as ['newbiebot']; version 1a2b3c4d5e6f)``; the exception's message is ``Forbidden by robots.txt:
+        <where>`` (the demo report reads it). ``usage``: an opt-out refused a use of REP_CONTENT_USES (``where``:
+        usage.refusal_words), said ``Refused for its use``, and counted in ``rep/requests/forbidden/usage`` too.
         """
         what = "Refused for its use" if usage else "Forbidden by robots.txt"
-        line = "%s: %s (%s; as %s)" if usage else "%s: %s (%s/robots.txt %s; as %s)"
+        line = "%s: %s (%s; as %s; version %s)" if usage else "%s: %s (%s/robots.txt %s; as %s; version %s)"
         args = (request.url, where) if usage else (request.url, entry.origin, where)
+        version = entry.version.id[:SHORT_ID] if entry.version is not None else "none"
         if self.enforce:
             self.stats.inc_value("rep/requests/forbidden")
             if usage:
                 self.stats.inc_value("rep/requests/forbidden/usage")
-            logger.debug(line, what, *args, shown(tokens), extra={"spider": spider})
-            raise IgnoreRequest(f"{what}: {where}")
+            logger.debug(line, what, *args, shown(tokens), version, extra={"spider": spider})
+            raise Forbidden(f"{what}: {where}", basis)
         self.stats.inc_value("rep/requests/allowed")
         self.stats.inc_value("rep/dry_run/would_forbid")
-        logger.debug(line, f"{what} (dry run, sent anyway)", *args, shown(tokens), extra={"spider": spider})
+        logger.debug(line, f"{what} (dry run, sent anyway)", *args, shown(tokens), version,
+                     extra={"spider": spider})
 
     def sends_after_timeout(self, request: Request, state: OriginState, spider: Any) -> bool:
         """Dry run: a request whose origin's robots.txt did not answer within REP_HOLD_TIMEOUT goes on, undecided."""

@@ -11,11 +11,11 @@ and before Scrapy's HttpErrorMiddleware). For every response reaching the spider
   RobotsTagsMiddleware read them, else read here): a refusal of AI training (``noimageai``: of an image response);
 
 and combines them with the request's statements (usage.py) by vocab-08 7.1 (any ``n`` wins) into ``meta["rep_usage"]``,
-``meta["rep_usage_sources"]`` and ``meta["rep_usage_statements"]``. A response that states nothing keeps its request's
-answer as is (nothing is recomputed). With REP_CONTENT_USES, the items a callback yields from a response whose answer
-refuses one of those uses are dropped (``rep/usage/items_dropped/<use>``, a DEBUG line naming the source, and one INFO
-line per origin at close); the requests it yields are followed (links are not content use). Without REP_CONTENT_USES
-nothing is dropped.
+``meta["rep_usage_sources"]`` and ``meta["rep_usage_statements"]`` (the sources also in ``meta["rep_basis"]["usage"]``,
+basis.py). A response that states nothing keeps its request's answer as is (nothing is recomputed). With
+REP_CONTENT_USES, the items a callback yields from a response whose answer refuses one of those uses are dropped
+(``rep/usage/items_dropped/<use>``, a DEBUG line naming the source, and one INFO line per origin at close); the
+requests it yields are followed (links are not content use). Without REP_CONTENT_USES nothing is dropped.
 """
 
 from __future__ import annotations
@@ -32,6 +32,7 @@ from ..config import Config, ConfigError
 from ..matcher import RobotsTags, page_statements, robots_tags, with_page
 from ..robots.origin import NoOrigin, origin_of
 from .agents import RequestAgents
+from .basis import BASIS_KEY
 from .page_directives import META_KEY as TAGS_KEY
 from .usage import META_KEY, SOURCES_KEY, STATEMENTS_KEY, put_answer, refusal_words, statement_of
 
@@ -86,6 +87,8 @@ class UsageMiddleware(BaseSpiderMiddleware):
             return  # nothing stated by the response: its request's answer stands
         before = [statement_of(fields) for fields in meta.get(STATEMENTS_KEY, ())]
         put_answer(meta, with_page(before, page))  # TDMRep: the page's own technique overrides the origin's file
+        if isinstance(basis := meta.get(BASIS_KEY), dict):
+            basis["usage"] = meta[SOURCES_KEY]  # the decision's basis names the answer's sources as completed
         if page:
             self.stats.inc_value(f"{_PREFIX}/responses_stating")
 

@@ -25,6 +25,8 @@ from ..matcher import LEGACY_LABELS, Statement, combine, from_preference
 from ..robots import tdmrep
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
     from scrapy import Request
     from scrapy.statscollectors import StatsCollector
 
@@ -81,11 +83,11 @@ class Usage:
         self.stats = stats
         self._legacy_said: set[str] = set()  # origins whose legacy labels were said (once each)
 
-    def refusal(self, request: Request, preferences: dict[str, Preference], state: OriginState | None,
-                url: str, spider: Any) -> str | None:
-        """Put what ``request``'s opt-outs say in its meta; the refusal's words (for the forbidden log line and the
-        close report) when they refuse a use of REP_CONTENT_USES and it is not downloaded for discovery, else None
-        (the request is sent, its answer counted)."""
+    def refusal(self, request: Request, preferences: Mapping[str, Preference], state: OriginState | None,
+                url: str, spider: Any) -> list[Statement]:
+        """Put what ``request``'s opt-outs say in its meta; the statements refusing a use of REP_CONTENT_USES when
+        the request is forbidden for them (not downloaded for discovery), else ``[]`` (the request is sent, its answer
+        counted)."""
         statements = [statement for preference in preferences.values()
                       for statement in from_preference(preference, legacy_labels=self.legacy)]
         if state is not None:
@@ -97,15 +99,15 @@ class Usage:
         for statement in refused:
             self.stats.inc_value(f"rep/usage/refused/{statement.use}")
         if refused and not self.discovery:
-            return refusal_words(refused)
+            return refused
         if refused:
             request.meta[DISCOVERY_KEY] = refusal_words(refused)
             self.stats.inc_value("rep/usage/discovery")
         for use, statement in answer.items():
             self.stats.inc_value(f"rep/usage/{use}/{'y' if statement.allowed else 'n'}")
-        return None
+        return []
 
-    def _say_legacy(self, origin: str, preferences: dict[str, Preference], spider: Any) -> None:
+    def _say_legacy(self, origin: str, preferences: Mapping[str, Preference], spider: Any) -> None:
         """Once per origin: the labels of earlier AIPREF drafts its robots.txt states, and how they are read."""
         legacy = [preference for use, preference in preferences.items() if use in LEGACY_LABELS]
         if not legacy or origin in self._legacy_said:

@@ -18,6 +18,7 @@ from twisted.internet.defer import Deferred
 
 from .._scrapy import logger  # the documented logger of every middleware line
 from ..reporting.waiting_log import CLOSING, REQUEUE, TIMEOUT, WaitingLog
+from .basis import ALLOWED, DROPPED, unchecked
 from .parking import Parking, came_from_scheduler
 
 if TYPE_CHECKING:
@@ -27,6 +28,7 @@ if TYPE_CHECKING:
     from .._scrapy import Internals
     from ..config import Clock, Config
     from ..reporting.close_report import CloseReport
+    from ..reporting.decision_log import DecisionLog
     from ..robots.state import OriginMap, OriginState
     from .dry_run import DryRun
 
@@ -35,8 +37,9 @@ class Waiting:
     """The requests waiting for their origins' entries (each origin's ``waiters``), and how each stops waiting."""
 
     def __init__(self, crawler: Crawler, config: Config, clock: Clock, internals: Internals, origins: OriginMap,
-                 dry_run: DryRun, report: CloseReport) -> None:
+                 dry_run: DryRun, report: CloseReport, decisions: DecisionLog | None = None) -> None:
         self.crawler = crawler
+        self.decisions = decisions  # REP_DECISION_LOG: a dropped request's basis
         self.clock = clock
         self.hold_timeout = config.hold_timeout
         self.enforce = config.enforce
@@ -68,13 +71,21 @@ class Waiting:
             return result
         self._report.dropped(state, request)
         if result == TIMEOUT and self._dry_run.sends_after_timeout(request, state, self.crawler.spider):
+            self._record(unchecked(request, ALLOWED, "robots.txt did not answer within REP_HOLD_TIMEOUT: sent "
+                                   "undecided (dry run)", self.clock.seconds(), state.entry, enforced=False))
             return None
+        self._record(unchecked(request, DROPPED, f"robots.txt unavailable ({result})", self.clock.seconds(),
+                               state.entry))
         stats = self.internals.stats
         stats.inc_value("rep/requests/dropped_after_hold")
         stats.inc_value(f"rep/requests/dropped_after_hold/{result}")
         logger.info("Dropped after waiting for %s robots.txt (%s, state %s): %s", state.origin, result,
                     state.state.value, request.url, extra={"spider": self.crawler.spider})
         raise IgnoreRequest(f"{state.origin} robots.txt unavailable ({result})")
+
+    def _record(self, basis: dict[str, Any]) -> None:
+        if self.decisions is not None:
+            self.decisions.decided(basis)
 
     def release(self, state: OriginState, snapshot: Any) -> None:
         """``state``'s entry was adopted and decides its waiters: each gets ``snapshot`` in a later turn of the

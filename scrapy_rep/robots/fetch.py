@@ -169,4 +169,5 @@ def _result(response: Response, max_size: int, redirects: int) -> FetchResult:
         redirects=redirects,
         url=response.url,
         refused=why_not_followed(response),
+        response=response,
     )

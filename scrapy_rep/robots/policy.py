@@ -7,11 +7,12 @@ always an argument (epoch seconds from the middleware's injected clock).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from email.utils import parsedate_to_datetime
+from typing import Any
 
 from ..config import Config
-from ..stores import Entry, Outcome
+from ..stores import Entry, Outcome, Version
 
 #: ``FetchResult.error`` values for redirect chains that end without a robots.txt: SPEC 2.2 treats them as 404.
 TOO_MANY_REDIRECTS = "TooManyRedirects"
@@ -31,7 +32,8 @@ class FetchResult:
     ``REDIRECT_ERRORS``. ``cache_control`` and ``retry_after`` are the raw header values of the final response.
     ``url`` is the last URL downloaded (the final response's, or the one whose download failed); ``refused`` says
     which redirect target the chain stopped at and why (``redirect to ftp://h/robots.txt refused: not http(s)``),
-    for the log only: neither is stored (``Entry`` keeps no URL).
+    for the log only. ``response``: the final Scrapy response, for the ``robots_version_adopted`` signal's handlers
+    (its headers and request; None when the chain ended without one), never stored.
     """
 
     status: int | None = None
@@ -42,6 +44,7 @@ class FetchResult:
     redirects: int = 0
     url: str | None = None
     refused: str | None = None
+    response: Any = field(default=None, compare=False, repr=False)
 
     @property
     def label(self) -> str:
@@ -145,9 +148,10 @@ def next_entry(origin: str, previous: Entry | None, result: FetchResult, now: fl
             outcome=outcome,
             fetched_at=now,
             expires_at=now + cache_lifetime(config, result.cache_control),
-            body=result.body if outcome is Outcome.RULES else b"",
+            body=(body := result.body if outcome is Outcome.RULES else b""),
             status=result.status,
             error=result.error,
+            version=Version.of(body, now, result.status, result.url),
         )
     first_failure_at = previous.first_failure_at if previous and previous.first_failure_at is not None else now
     failures = previous.failures + 1 if previous and previous.first_failure_at is not None else 1
@@ -164,6 +168,7 @@ def next_entry(origin: str, previous: Entry | None, result: FetchResult, now: fl
             error=result.error,
             first_failure_at=first_failure_at,
             failures=failures,
+            version=previous.version,
         )
     unreachable_too_long = now - first_failure_at >= config.unreachable_allow_after
     return Entry(

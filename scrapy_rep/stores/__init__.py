@@ -29,6 +29,8 @@ from scrapy_rep.stores._base import (
     Store,
     StoredEntry,
     StoreError,
+    Version,
+    iso,
 )
 from scrapy_rep.stores.memory import MemoryStore
 from scrapy_rep.stores.sqlite import SQLiteStore
@@ -46,6 +48,8 @@ __all__ = [
     "Store",
     "StoreError",
     "StoredEntry",
+    "Version",
+    "iso",
     "open_store",
     "redact",
     "validate_store_uri",

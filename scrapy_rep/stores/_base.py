@@ -8,11 +8,14 @@ from __future__ import annotations
 
 import base64
 import binascii
+import hashlib
 import json
+import time
 import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import Enum
+from functools import lru_cache
 from typing import Any, Protocol
 
 # zlib level 3: 924 bytes on average for the corpus's 4.3 KiB bodies in 44 µs each; level 6 (zlib's default) saves 70
@@ -21,6 +24,17 @@ _BODY_LEVEL = 3
 
 #: Written into every record; a reader skips records of a version it does not know (they are re-fetched).
 FORMAT_VERSION = 1
+
+
+def iso(seconds: float) -> str:
+    """Epoch ``seconds`` as the evidence writes a time: ISO 8601, UTC, milliseconds (``2026-11-28T13:41:33.123Z``)."""
+    whole = int(seconds // 1)
+    return f"{_iso_second(whole)}.{min(int((seconds - whole) * 1000), 999):03d}Z"
+
+
+@lru_cache(maxsize=256)  # a crawl writes many times within one second
+def _iso_second(whole: int) -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(whole))
 
 
 class Outcome(str, Enum):
@@ -35,6 +49,37 @@ class CorruptEntry(ValueError):
     """A stored record that cannot be read; callers treat it as missing and re-fetch."""
 
 
+@dataclass(frozen=True, slots=True)
+class Version:
+    """Which copy of an origin-level file (robots.txt, tdmrep.json) an entry holds: the evidence of what the file said
+    (docs/evidence.md). ``id`` is the SHA-256, in hex, of the body as the crawl kept it (capped at REP_MAX_SIZE; empty
+    for a 4xx or a redirect chain that ended without a file); ``fetched_at`` when it was downloaded (epoch seconds);
+    ``status`` the final response's status (None: the chain ended without one); ``url`` the final URL, after
+    redirects. Made once, by the process that downloaded the copy, and stored with the entry: every process that reads
+    the entry knows the same version."""
+
+    id: str
+    fetched_at: float
+    status: int | None
+    url: str | None
+
+    @classmethod
+    def of(cls, body: bytes, fetched_at: float, status: int | None, url: str | None) -> Version:
+        return cls(hashlib.sha256(body).hexdigest(), fetched_at, status, url)
+
+    def to_record(self) -> dict[str, Any]:
+        return {"id": self.id, "fetched_at": self.fetched_at, "status": self.status, "url": self.url}
+
+    @classmethod
+    def from_record(cls, record: Any) -> Version:
+        """Raises ``KeyError``, ``TypeError`` or ``ValueError`` for a malformed record (``Entry.from_record``)."""
+        ident = str(record["id"])
+        if len(ident) != 64 or not all(char in "0123456789abcdef" for char in ident):
+            raise ValueError(f"not a SHA-256: {ident!r}")
+        return cls(ident, float(record["fetched_at"]), None if record["status"] is None else int(record["status"]),
+                   None if record["url"] is None else str(record["url"]))
+
+
 @dataclass(frozen=True, slots=True, init=False)
 class Entry:
     """The cached state of one origin's robots.txt.
@@ -43,6 +88,7 @@ class Entry:
     keep describing that copy (stale-on-error, SPEC 2.4) while ``status``/``error`` describe the failed attempt,
     ``first_failure_at`` marks the start of the current run of failures (SPEC 2.2's 30-day rule) and
     ``failures`` counts it (back-off, SPEC 2.5). ``expires_at`` is when robots.txt must be fetched again.
+    ``version`` identifies the copy in effect (``Version``); None when there is none (a failure with no copy).
 
     The body is held zlib-compressed (about 5x smaller on real files: a broad crawl holds an entry per origin);
     ``body`` decompresses it on each read, ``same_body`` compares two entries' bodies without decompressing.
@@ -57,10 +103,11 @@ class Entry:
     error: str | None = None
     first_failure_at: float | None = None
     failures: int = 0
+    version: Version | None = None
 
     def __init__(self, origin: str, outcome: Outcome, fetched_at: float, expires_at: float, body: bytes = b"",
                  status: int | None = None, error: str | None = None, first_failure_at: float | None = None,
-                 failures: int = 0) -> None:
+                 failures: int = 0, version: Version | None = None) -> None:
         put = object.__setattr__  # frozen
         put(self, "origin", origin)
         put(self, "outcome", outcome)
@@ -71,6 +118,7 @@ class Entry:
         put(self, "error", error)
         put(self, "first_failure_at", first_failure_at)
         put(self, "failures", failures)
+        put(self, "version", version)
 
     @property
     def body(self) -> bytes:
@@ -112,6 +160,7 @@ class Entry:
             "error": self.error,
             "first_failure_at": self.first_failure_at,
             "failures": self.failures,
+            "version": None if self.version is None else self.version.to_record(),
         }
 
     @classmethod
@@ -137,6 +186,12 @@ class Entry:
             )
             if packed and zlib.decompress(packed):  # checked here, not when the body is first read
                 object.__setattr__(entry, "_packed", packed)  # as compressed when stored: not compressed again
+            version = record.get("version", _UNVERSIONED)
+            if version is _UNVERSIONED:  # written before versions were: the copy's, as far as the record tells
+                version = _version_of(entry)
+            elif version is not None:
+                version = Version.from_record(version)
+            object.__setattr__(entry, "version", version)
         except CorruptEntry:
             raise
         except (KeyError, TypeError, ValueError, binascii.Error, zlib.error) as exc:
@@ -157,6 +212,18 @@ class Entry:
         return cls.from_record(record, packed)
 
 
+_UNVERSIONED = object()
+
+
+def _version_of(entry: Entry) -> Version | None:
+    """The version of an entry stored before versions were: its body's, dated when it was fetched; its status when
+    the last attempt succeeded (else unknown); its final URL unknown. None when the entry holds no copy."""
+    failing = entry.first_failure_at is not None
+    if failing and not entry.fetched_at < entry.first_failure_at:  # type: ignore[operator]
+        return None  # a failure entry without a copy (policy.has_copy)
+    return Version.of(entry.body, entry.fetched_at, None if failing else entry.status, None)
+
+
 @dataclass(frozen=True, slots=True)
 class StoredEntry:
     """One origin's record as a store holds it, for inspection (``scrapy-rep cache``): the entry, or ``None`` with
@@ -167,6 +234,27 @@ class StoredEntry:
     entry: Entry | None
     size: int
     problem: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class HistoryVersion:
+    """One version of an origin's file in a persistent store's history (``stores/_history.py``, docs/stores.md):
+    a body (``id``, its SHA-256) served with ``outcome``, first and last downloaded at ``first_seen``/``last_seen``
+    (epoch seconds), ``status`` and ``url`` those of its latest download. ``packed_body`` is the body
+    zlib-compressed, as ``Entry.packed_body`` (b"" for none); ``body`` decompresses it."""
+
+    origin: str
+    id: str
+    outcome: Outcome
+    status: int | None
+    url: str | None
+    first_seen: float
+    last_seen: float
+    packed_body: bytes = field(repr=False)
+
+    @property
+    def body(self) -> bytes:
+        return zlib.decompress(self.packed_body) if self.packed_body else b""
 
 
 class StoreError(Exception):
@@ -213,6 +301,12 @@ class Store(Protocol):
     async def put_and_release_all(self, entries: Sequence[Entry], holder: str) -> None:
         """``put_and_release`` of each of ``entries``, together where the store allows; every entry is written
         before the first error is raised."""
+        ...
+
+    async def history(self, origin: str) -> list[HistoryVersion]:
+        """Every version of ``origin``'s file the store keeps (``_history.records_history``: one per body and
+        outcome its fresh downloads gave, up to ``REP_HISTORY_VERSIONS``), the latest ``last_seen`` first; ``[]``
+        for a store that keeps none."""
         ...
 
     async def close(self) -> None: ...
