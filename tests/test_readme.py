@@ -51,7 +51,7 @@ def test_sections_in_the_issues_order() -> None:
     order = [
         "What it is and why", "Install", "Activation", "Settings", "Request meta keys", "Stats",
         "Stores and scaling to many machines", "Running a fleet (scrapy-redis)", "Beside other Scrapy components",
-        "AI usage and text-and-data-mining opt-outs",
+        "AI usage and text-and-data-mining opt-outs", "Evidence: what robots.txt said when each page was fetched",
         "Page-level directives (robots meta tag, X-Robots-Tag) and Clean-param", "The CLI",
         "How decisions are logged", "Performance",
         "Reliability: hostile servers and files", "Compatibility", "FAQ", "Inside the package", "Licence",
