@@ -7,6 +7,7 @@ on an event (a server hit, a worker's log line, a process exit) with a deadline.
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections import Counter
 from typing import Any
@@ -226,3 +227,38 @@ async def test_two_workers_on_one_store_fetch_each_tdmrep_json_once(
     stats = [worker.stats() for worker in fleet]
     assert sum(s.get("rep/tdmrep/downloads", 0) for s in stats) == len(sites)
     assert sum(s.get("rep/requests/forbidden/usage", 0) for s in stats) == len(sites) * len(DISALLOWED)
+
+
+@pytest_twisted.ensureDeferred
+async def test_two_workers_decide_by_the_same_robots_txt_version(
+        redis_server: RedisServer, events: Events, origins: Origins, workers: list[Worker], tmp_path: Any) -> None:
+    """Evidence across a fleet: the worker that downloads an origin's robots.txt versions it (its body's SHA-256),
+    the store carries the version, and the other worker, reading the entry from the store, decides by the same
+    version: every checked request's basis (each worker's decision log, REP_DECISION_LOG) names it."""
+    sites = [origins.add([robots(RULES)], PAGES) for _ in range(6)]
+    push(redis_server, [origins.url(site, path) for path in PAGES for site in sites])
+    logs = [tmp_path / f"decisions-{n}.jsonl" for n in range(2)]
+    fleet = [Worker(f"worker-{n}", events, redis_server.url,
+                    {**COMMON, "CONCURRENT_REQUESTS": 4, "MAX_IDLE_TIME_BEFORE_CLOSE": 3,
+                     "REP_DECISION_LOG": str(logs[n])}).start() for n in range(2)]
+    workers.extend(fleet)
+
+    codes = [await worker.wait_exit(40) for worker in fleet]
+
+    tails = "\n\n".join(f"== {worker.name}\n{worker.log_tail()}" for worker in fleet)
+    assert codes == [0, 0], tails
+    assert [hits(site, "/robots.txt") for site in sites] == [1] * len(sites)
+    lines = [[json.loads(line) for line in log.read_text().splitlines()] for log in logs]
+    decided = [[line for line in worker if line["type"] == "decision"] for worker in lines]
+    versions: dict[str, set[str]] = {}
+    deciders: dict[str, set[int]] = {}
+    for n, worker in enumerate(decided):
+        for line in worker:
+            robots_txt = line["robots_txt"]
+            versions.setdefault(robots_txt["url"], set()).add(robots_txt["version"])
+            deciders.setdefault(robots_txt["url"], set()).add(n)
+    expected = hashlib.sha256(RULES.encode()).hexdigest()
+    assert versions == {origins.origin(site) + "/robots.txt": {expected} for site in sites}, tails
+    assert any(len(workers_of) == 2 for workers_of in deciders.values()), deciders  # one origin, both workers
+    assert sum(len(worker) for worker in decided) == len(sites) * len(PAGES)
+    assert [worker[-1]["type"] for worker in lines] == ["close", "close"]

@@ -5,6 +5,7 @@ an origin or every start request, and the INFO summary of forbidden requests per
 
 from __future__ import annotations
 
+import hashlib
 import logging
 from collections.abc import AsyncIterator
 from typing import Any
@@ -148,9 +149,10 @@ async def test_the_group_that_decided_is_named_in_every_line(sites: Any, caplog:
     urls = [site.url("/a"), site.url("/private/x"), site.url("/private/y")]
     result = await crawl(urls, spider=ReasonSpider, REP_USER_AGENT="newbiebot", LOG_LEVEL="DEBUG")
     rule = "line 6 (Disallow: /private/) of the 'newbiebot' group (line 5)"
+    version = hashlib.sha256(NEWBIE.encode()).hexdigest()[:12]  # the copy's (requests/basis.py)
     assert result.downloaded == [site.url("/a")]
     assert sorted(m for m in messages(caplog, logging.DEBUG) if m.startswith("Forbidden")) == [
-        f"Forbidden by robots.txt: {site.url(p)} ({origin}/robots.txt {rule}; as ['newbiebot'])"
+        f"Forbidden by robots.txt: {site.url(p)} ({origin}/robots.txt {rule}; as ['newbiebot']; version {version})"
         for p in ("/private/x", "/private/y")]
     assert isinstance(result.spider, ReasonSpider)
     assert set(result.spider.reasons.values()) == {f"Forbidden by robots.txt: {rule}"}
