@@ -20,7 +20,9 @@ Modes, every one in the same run, interleaved over rounds (each crawl in a fresh
 - ``rep-notags`` (only with ``--modes``): ``rep`` with REP_ROBOTS_TAGS = False, where UsageMiddleware reads the robots
   meta tag and X-Robots-Tag itself (``robots_tags``) for noai;
 - ``rep-layer`` (only with ``--modes``): ``rep-nousage`` with an empty ``BaseSpiderMiddleware`` subclass at
-  UsageMiddleware's place (46): what one more spider middleware costs before any of UsageMiddleware's own code.
+  UsageMiddleware's place (46): what one more spider middleware costs before any of UsageMiddleware's own code;
+- ``rep-log``, ``rep-warc`` (only with ``--modes``): ``rep`` with the evidence's opt-in files on, REP_DECISION_LOG
+  (a JSON line per checked request) or REP_WARC (every robots.txt copy archived), in a temporary directory.
 
 The default crawl is bench_crawl.py's (its page and robots.txt; 100 local origins x N pages, each origin its own
 port, the servers in their own process): ~30 KiB HTML pages whose head holds 15 meta tags and Yoast's robots meta
@@ -89,8 +91,8 @@ if TYPE_CHECKING:
 
 _ADDRESS = re.compile(r" at 0x[0-9a-f]+")
 MODES = ("rep-nousage", "rep", "rep-uses", "builtin", "off")
-EXTRA_MODES = ("rep-notags", "rep-layer")
-REP_MODES = ("rep-nousage", "rep", "rep-uses", "rep-notags", "rep-layer")
+EXTRA_MODES = ("rep-notags", "rep-layer", "rep-log", "rep-warc")
+REP_MODES = ("rep-nousage", "rep", "rep-uses", "rep-notags", "rep-layer", "rep-log", "rep-warc")
 #: The rep modes without UsageMiddleware.
 WITHOUT_USAGE = ("rep-nousage", "rep-layer")
 #: Set in a crawl's environment by --callgrind: the crawl turns callgrind's instrumentation on at spider_opened.
@@ -145,6 +147,10 @@ def mode_settings(mode: str) -> dict[str, Any]:
         settings["REP_CONTENT_USES"] = USES
     if mode == "rep-notags":
         settings["REP_ROBOTS_TAGS"] = False
+    if mode == "rep-log":  # the evidence's opt-in files (docs/evidence.md), written to a directory of the crawl's own
+        settings["REP_DECISION_LOG"] = os.path.join(tempfile.mkdtemp(prefix="bench-evidence-"), "decisions.jsonl")
+    if mode == "rep-warc":
+        settings["REP_WARC"] = tempfile.mkdtemp(prefix="bench-evidence-")
     return settings
 
 

@@ -1,4 +1,4 @@
-"""The opt-in decision log (REP_DECISION_LOG, docs/evidence-decision-log.md): one JSON line per checked request, and
+"""The opt-in decision log (REP_DECISION_LOG, docs/evidence.md): one JSON line per checked request, and
 one last line with the crawl's ``rep/`` stats.
 
 - A decision line is ``{"type": "decision", **basis}``, the request's basis (requests/basis.py) serialised when

@@ -1,4 +1,4 @@
-"""The decision log (REP_DECISION_LOG, scrapy_rep/reporting/decision_log.py, docs/evidence-decision-log.md): one JSON
+"""The decision log (REP_DECISION_LOG, scrapy_rep/reporting/decision_log.py, docs/evidence.md): one JSON
 line per checked request, written in batches, rotated by size without overwriting anything, closed by a line of the
 crawl's ``rep/`` stats; an I/O error stops the log, never the crawl. Real files; time from a ``task.Clock``; the
 last test is a real crawl whose log, read back, counts what its stats count."""
@@ -28,7 +28,7 @@ from scrapy_rep.stores import iso
 from tests.crawl import ListSpider, crawl
 from tests.servers import robots
 
-DOCS = Path(__file__).resolve().parents[2] / "docs" / "evidence-decision-log.md"
+DOCS = Path(__file__).resolve().parents[2] / "docs" / "evidence.md"
 LOGGER = "scrapy_rep.middleware"
 NAME = "decisions.jsonl"
 #: 2026-11-28T13:41:33Z: the clock's time, so that the rotated files' names are known.
@@ -76,7 +76,8 @@ def rep_stats(crawler: Crawler) -> dict[str, Any]:
 
 def run_docs_example(directory: Path, monkeypatch: pytest.MonkeyPatch) -> Counter[str]:
     """The docs' reading-back example, run in ``directory``; its ``counts``."""
-    blocks = re.findall(r"^```python\n(.*?)^```", DOCS.read_text(encoding="utf-8"), re.M | re.S)
+    blocks = [block for block in re.findall(r"^```python\n(.*?)^```", DOCS.read_text(encoding="utf-8"), re.M | re.S)
+              if "decisions.jsonl" in block]
     assert len(blocks) == 1
     monkeypatch.chdir(directory)
     namespace: dict[str, Any] = {}
