@@ -8,7 +8,8 @@ linter). ``usage`` gives the usage preferences (AIPREF Content-Usage, Cloudflare
 allowed URL. ``Robots.clean_params`` holds Yandex's Clean-param rules, read file-wide, and ``clean_url`` (or
 ``AgentRules.clean``) drops the query parameters they list from a URL. ``robots_tags`` reads a response's page-level
 directives (robots meta tags and X-Robots-Tag headers, as Google reads them) into ``RobotsTags``. Every message that
-shows a line of robots.txt (crawl log, close report, CLI) words it with ``cite``.
+shows a line of robots.txt (crawl log, close report, CLI) words it with ``cite``. ``diff_robots`` (per group:
+``GroupDiff``) and ``diff_rules`` (per crawler: ``RuleDiff``) say what changed between two versions of a file, as rules.
 
 AI and TDM opt-outs: ``VOCABULARY`` is draft-ietf-aipref-vocab-08's labels, ``LEGACY_LABELS`` those of its earlier
 drafts (``IMPLIES_TRAINING`` and ``legacy_uses``: what a legacy ``n`` also refuses). ``parse_tdmrep`` reads the TDMRep
@@ -27,6 +28,7 @@ The room is pure: it imports nothing of the project, of Scrapy or of Twisted, do
 from ._agents import extract_user_agent, is_valid_user_agent
 from ._clean_param import CleanParam, clean_url
 from ._compact import COLD_DECISIONS, HOT_RULES, AgentRules
+from ._diff import DirectiveLine, GroupDiff, RuleDiff, diff_robots, diff_rules
 from ._escape import Body, escape_pattern
 from ._opt_outs import (
     CONTENT_SIGNAL_HEADER,
@@ -85,6 +87,8 @@ __all__ = [
     "AgentRules",
     "Body",
     "CleanParam",
+    "DirectiveLine",
+    "GroupDiff",
     "Key",
     "LineKind",
     "LineMetadata",
@@ -95,6 +99,7 @@ __all__ = [
     "Robots",
     "RobotsTags",
     "Rule",
+    "RuleDiff",
     "Statement",
     "TdmRep",
     "TdmRule",
@@ -104,6 +109,8 @@ __all__ = [
     "cite",
     "clean_url",
     "combine",
+    "diff_robots",
+    "diff_rules",
     "escape_pattern",
     "extract_user_agent",
     "from_preference",

@@ -145,6 +145,20 @@ class AgentRules:
             return None
         return clean_url(url, rules)
 
+    def rules(self) -> list[Rule]:
+        """The rules that apply to these tokens, in rank order (``_index.ranked``), each as ``explain`` cites it (the
+        ``/index.html`` extension's ``/dir/$`` rule included); [] when none applies. Rebuilt from the packed
+        patterns, once each: no index is built and no decision counted (``COLD_DECISIONS``, ``HOT_RULES``)."""
+        if self._lines is None:
+            return []
+        patterns = self._index.patterns if self._index is not None else self._unpacked()
+        lines = memoryview(self._lines)
+        numbers = lines.cast("H" if len(lines) == 2 * len(patterns) else "I")
+        written = self._written or {}
+        allows = self._allows
+        return [Rule(allows[rank] == _ALLOW, pattern, numbers[rank], written.get(rank, pattern))
+                for rank, pattern in enumerate(patterns)]
+
     def _rank(self, path: str) -> int:
         """The rank of the rule deciding ``path`` (-1: none) for a form with rules: from its index, or by a scan of
         its packed patterns for its first COLD_DECISIONS decisions; the next one builds the index."""

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..stores import Outcome
 from .adopted import SOURCES, is_new_version, say_adopted
+from .rule_changes import say_rule_changes
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
@@ -45,8 +46,6 @@ class Evidence:
         error's entry, not adopted from anywhere)."""
         if (previous is not None and previous.outcome is Outcome.RULES and entry.outcome is Outcome.RULES
                 and not previous.same_body(entry)):
-            from .rule_changes import say_rule_changes  # TEMP until the module lands
-
             say_rule_changes(entry.origin, previous, entry, old, new, self.config.user_agents, self.stats,
                              self.crawler.spider)
         if source is not None and is_new_version(previous, entry):
