@@ -4,7 +4,6 @@ from ._scrapy import robots_parsed
 from .addon import Addon
 from .middleware import RobotsMiddleware, RobotsStartMiddleware
 from .reporting.adopted import robots_version_adopted
-from .requests.basis import Forbidden
 from .requests.page_directives import RobotsTagsMiddleware
 from .requests.response_usage import UsageMiddleware
 from .robotparser import RobotParser
@@ -12,5 +11,5 @@ from .robots.body import RobotsBodyMiddleware
 
 __version__ = "0.1.0"
 
-__all__ = ["Addon", "Forbidden", "RobotParser", "RobotsBodyMiddleware", "RobotsMiddleware", "RobotsStartMiddleware",
+__all__ = ["Addon", "RobotParser", "RobotsBodyMiddleware", "RobotsMiddleware", "RobotsStartMiddleware",
            "RobotsTagsMiddleware", "UsageMiddleware", "__version__", "robots_parsed", "robots_version_adopted"]

@@ -13,7 +13,7 @@ from typing import Any
 
 from scrapy import Request, Spider, signals
 from scrapy.crawler import Crawler
-from scrapy.exceptions import DontCloseSpider, IgnoreRequest
+from scrapy.exceptions import DontCloseSpider
 from scrapy.http import Response
 from scrapy.settings import Settings
 from scrapy.utils.defer import deferred_from_coro
@@ -90,9 +90,7 @@ class ListSpider(Spider):
 
     def failure(self, failure: Failure) -> None:
         request = failure.request  # type: ignore[attr-defined]
-        # scrapy-rep's Forbidden is an IgnoreRequest (the basis attached): named as the class Scrapy users catch
-        name = "IgnoreRequest" if isinstance(failure.value, IgnoreRequest) else type(failure.value).__name__
-        self.failed.append((request.url, name))
+        self.failed.append((request.url, type(failure.value).__name__))
 
 
 @dataclass

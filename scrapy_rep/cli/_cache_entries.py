@@ -1,4 +1,4 @@
-"""How ``scrapy-rep cache`` words a stored record: its kind, its times, and a TDMRep entry's meaning.
+"""How ``scrapy-rep cache`` words a stored record: its kind, its times, its version, and a TDMRep entry's meaning.
 
 The store keeps an origin's tdmrep.json beside its robots.txt, under the key ``<origin>/.well-known/tdmrep.json``
 (robots/tdmrep.py's ``tdm_url``), an ``Entry`` like robots.txt's. ``kind_of`` splits a key into the origin and the
@@ -20,6 +20,8 @@ from scrapy_rep.stores import Entry, StoredEntry
 ROBOTS_KIND = "robots.txt"
 TDMREP_KIND = "tdmrep.json"
 KINDS = (ROBOTS_KIND, TDMREP_KIND)
+#: Hex digits of a version id the text output shows (as ``cache history`` and ``cache diff`` do).
+SHORT_ID = 12
 _UNKNOWN = "TDM reservation unknown: tdm and train-ai refused until it is read"
 
 
@@ -35,6 +37,21 @@ def stamp(epoch: float | None) -> str:
     if epoch is None:
         return "-"
     return datetime.fromtimestamp(epoch, timezone.utc).strftime("%Y-%m-%d %H:%M:%SZ")
+
+
+def version_line(entry: Entry) -> str:
+    """``version: 3f5a0c1b2d4e (200, https://example.com/robots.txt)``: the copy in effect's short id, status and
+    final URL (``cache history`` lists them all); ``version: - (no copy kept)`` for a failure without one."""
+    version = entry.version
+    if version is None:
+        return "version: - (no copy kept)"
+    status = "-" if version.status is None else str(version.status)
+    return f"version: {version.id[:SHORT_ID]} ({status}, {version.url or 'final URL unknown'})"
+
+
+def version_json(entry: Entry) -> dict[str, Any] | None:
+    """``cache show --json``'s ``version``: ``id`` (SHA-256), ``fetched_at``, ``status``, ``url``; None: no copy."""
+    return None if entry.version is None else entry.version.to_record()
 
 
 def is_expired(stored: StoredEntry, now: float) -> bool | None:
@@ -68,7 +85,7 @@ def tdm_lines(stored: StoredEntry, now: float) -> list[str]:
              f"fetched: {stamp(entry.fetched_at)}",
              f"expires: {stamp(entry.expires_at)}" + (" (expired)" if is_expired(stored, now) else ""),
              f"failures: {entry.failures}" + (f" since {stamp(entry.first_failure_at)}" if entry.failures else ""),
-             f"stored: {plural(stored.size, 'byte')}"]
+             version_line(entry), f"stored: {plural(stored.size, 'byte')}"]
     if standing(entry) == FILE:
         body = entry.body.decode("utf-8", "replace")
         lines += [f"--- tdmrep.json ({plural(len(entry.body), 'byte')}) ---", body.rstrip("\n"), "---"]
@@ -77,13 +94,14 @@ def tdm_lines(stored: StoredEntry, now: float) -> list[str]:
 
 def tdm_json(stored: StoredEntry) -> dict[str, Any]:
     """What ``cache show --json`` adds to a tdmrep.json record's ``list`` fields: its URL, standing (``file``,
-    ``none``, ``unknown``; None for a corrupt record), the standing in words, its rule count and body (a file's)."""
+    ``none``, ``unknown``; None for a corrupt record), the standing in words, its version (``version_json``), its rule
+    count and body (a file's)."""
     entry = stored.entry
     if entry is None:
-        return {"url": stored.origin, "standing": None, "detail": f"corrupt ({stored.problem})", "rules": None,
-                "body": None}
+        return {"url": stored.origin, "standing": None, "detail": f"corrupt ({stored.problem})", "version": None,
+                "rules": None, "body": None}
     kind = standing(entry)
     is_file = kind == FILE
-    return {"url": stored.origin, "standing": kind, "detail": tdm_words(entry),
+    return {"url": stored.origin, "standing": kind, "detail": tdm_words(entry), "version": version_json(entry),
             "rules": len(parse_tdmrep(entry.body).rules) if is_file else None,
             "body": entry.body.decode("utf-8", "replace") if is_file else None}

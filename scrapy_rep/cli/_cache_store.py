@@ -1,14 +1,20 @@
-"""Which store ``scrapy-rep cache`` inspects, opened as the middleware opens it, and how messages name it."""
+"""Which store ``scrapy-rep cache`` inspects, opened as the middleware opens it, and how messages name it; how a
+subcommand runs on it (``with_store``) and reads the origin it is given (``origin_key``)."""
 
 from __future__ import annotations
 
+import argparse
+import asyncio
+import contextlib
 import importlib.util
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeAlias
 from urllib.parse import urlsplit
 
 from scrapy_rep.config.redis_target import InvalidRedisSetting, is_settings_form, target_from_settings
-from scrapy_rep.stores import InvalidStoreURI, RedisTarget, SQLiteStore, open_store, redact
+from scrapy_rep.robots.origin import origin_of
+from scrapy_rep.stores import InvalidStoreURI, RedisTarget, SQLiteStore, StoreError, open_store, redact
 
 from ._common import UsageError
 
@@ -57,6 +63,33 @@ def open_browsable(uri: str) -> Browsable:
             return store
     raise UsageError("the memory store keeps nothing between runs (nothing persists): pass a sqlite:// or "
                      "redis:// --store")
+
+
+def with_store(args: argparse.Namespace, work: Callable[[Browsable], Awaitable[int]]) -> int:
+    """Open the store (``--store``, else the project's), run ``work`` on it in an asyncio loop, close it; a store
+    failure is a usage error naming the store (password hidden)."""
+    uri: str = args.store or project_store()
+
+    async def session() -> int:
+        store = open_browsable(uri)
+        try:
+            return await work(store)
+        finally:
+            with contextlib.suppress(StoreError):  # the error that matters was raised already
+                await store.close()
+
+    try:
+        return asyncio.run(session())
+    except StoreError as exc:
+        raise UsageError(f"cannot use store {redact(uri)}: {exc}") from None
+
+
+def origin_key(value: str) -> str:
+    """The origin of ``value`` (an origin or any URL on it) as the store keys it; a usage error if it has none."""
+    try:
+        return str(origin_of(value))
+    except ValueError:
+        raise UsageError(f"not an origin or URL: {value!r} (write it as https://example.com)") from None
 
 
 def _redis_target(uri: str) -> RedisTarget | None:

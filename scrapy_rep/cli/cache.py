@@ -1,4 +1,5 @@
-"""``scrapy-rep cache list|show|purge|stats [--store URL]``: what a SQLite or Redis store holds, per origin.
+"""``scrapy-rep cache list|show|purge|stats|history|diff [--store URL]``: what a SQLite or Redis store holds, per
+origin (``history`` and ``diff``: the versions of its robots.txt the store kept, ``_cache_history``).
 
 It reads the store through the store classes the middleware uses (``entries``, ``inspect``, ``delete``), so it
 works while crawlers use the same store. A record this release cannot read (another format version, say) is
@@ -6,30 +7,39 @@ listed as ``corrupt``, never a crash. An origin's tdmrep.json record (TDMRep, ke
 ``_cache_entries``) is listed with its kind, shown after the robots.txt's and purged with it.
 
 Exit codes: ``0`` done; ``1`` ``show``: origin not stored, its record corrupt, or a URL disallowed; ``purge``: an
-origin not stored, or the question not answered yes; ``2`` usage error or a store it cannot open (one line naming
-the store, any password as ``***``).
+origin not stored, or the question not answered yes; ``history``, ``diff``: their modules'; ``2`` usage error or a
+store it cannot open (one line naming the store, any password as ``***``).
 """
 
 from __future__ import annotations
 
 import argparse
-import asyncio
-import contextlib
 import json
 import sys
 import time
 from collections import Counter
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Sequence
 from fnmatch import fnmatchcase
 from typing import Any
 
 from scrapy_rep.reporting.outcome_log import plural
-from scrapy_rep.robots.origin import origin_of
 from scrapy_rep.robots.tdmrep import FILE, NONE, UNKNOWN, tdm_url
-from scrapy_rep.stores import Outcome, StoredEntry, StoreError, redact
+from scrapy_rep.stores import Outcome, StoredEntry, redact
 
-from ._cache_entries import KINDS, ROBOTS_KIND, TDMREP_KIND, is_expired, kind_of, stamp, tdm_json, tdm_lines
-from ._cache_store import Browsable, open_browsable, project_store
+from . import _cache_history
+from ._cache_entries import (
+    KINDS,
+    ROBOTS_KIND,
+    TDMREP_KIND,
+    is_expired,
+    kind_of,
+    stamp,
+    tdm_json,
+    tdm_lines,
+    version_json,
+    version_line,
+)
+from ._cache_store import Browsable, origin_key, project_store, with_store
 from ._common import DEFAULT_TOKEN, EXIT_FINDINGS, EXIT_OK, UsageError
 from ._crawlers import crawlers_of
 from ._fetch import Robots, size_detail
@@ -67,8 +77,8 @@ def add_parser(commands: argparse._SubParsersAction[Any]) -> None:
     show.add_argument("--user-agent", "-u", action="append", default=[], metavar="TOKEN",
                       help="crawler token, as for check (repeatable); default: the token the project's crawl "
                            f"obeys, outside a project {DEFAULT_TOKEN}")
-    show.add_argument("--json", action="store_true", help="one JSON object: the robots.txt entry and body, the "
-                                                          "decisions, and the tdmrep.json entry under 'tdmrep'")
+    show.add_argument("--json", action="store_true", help="one JSON object: the robots.txt entry, version and body, "
+                                                          "the decisions, and the tdmrep.json entry under 'tdmrep'")
     show.set_defaults(run=run_show)
     purge = actions.add_parser("purge", parents=[store], help="delete origins' entries, robots.txt and tdmrep.json "
                                                               "(fetched again when needed)")
@@ -80,25 +90,7 @@ def add_parser(commands: argparse._SubParsersAction[Any]) -> None:
                                                               "entries by standing")
     stats.add_argument("--json", action="store_true", help="one JSON object")
     stats.set_defaults(run=run_stats)
-
-
-def _with_store(args: argparse.Namespace, work: Callable[[Browsable], Awaitable[int]]) -> int:
-    """Open the store, run ``work`` on it in an asyncio loop, close it; a store failure is a usage error naming
-    the store (password hidden)."""
-    uri: str = args.store or project_store()
-
-    async def session() -> int:
-        store = open_browsable(uri)
-        try:
-            return await work(store)
-        finally:
-            with contextlib.suppress(StoreError):  # the error that matters was raised already
-                await store.close()
-
-    try:
-        return asyncio.run(session())
-    except StoreError as exc:
-        raise UsageError(f"cannot use store {redact(uri)}: {exc}") from None
+    _cache_history.add_parsers(actions, store)
 
 
 def as_json(stored: StoredEntry, now: float) -> dict[str, Any]:
@@ -160,14 +152,7 @@ def run_list(args: argparse.Namespace) -> int:
             _table(rows)
         return EXIT_OK
 
-    return _with_store(args, work)
-
-
-def _origin(value: str) -> str:
-    try:
-        return str(origin_of(value))
-    except ValueError:
-        raise UsageError(f"not an origin or URL: {value!r} (write it as https://example.com)") from None
+    return with_store(args, work)
 
 
 def _robots_of(stored: StoredEntry) -> Robots:
@@ -193,6 +178,7 @@ def _print_entry(stored: StoredEntry, now: float) -> None:
     print(f"fetched: {stamp(entry.fetched_at)}")
     print(f"expires: {stamp(entry.expires_at)}" + (" (expired)" if is_expired(stored, now) else ""))
     print(f"failures: {entry.failures}" + (f" since {stamp(entry.first_failure_at)}" if entry.failures else ""))
+    print(version_line(entry))
     print(f"stored: {plural(stored.size, 'byte')}")
     body = entry.body.decode("utf-8", "replace")
     print(f"--- robots.txt ({plural(len(entry.body), 'byte')}) ---")
@@ -201,7 +187,7 @@ def _print_entry(stored: StoredEntry, now: float) -> None:
 
 
 def run_show(args: argparse.Namespace) -> int:
-    origin = _origin(args.origin)
+    origin = origin_key(args.origin)
     crawlers = crawlers_of(args.user_agent)
 
     async def work(store: Browsable) -> int:
@@ -213,8 +199,9 @@ def run_show(args: argparse.Namespace) -> int:
         now = time.time()
         if stored.entry is None:
             if args.json:
-                print(json.dumps({"origin": origin, "robots_txt": as_json(stored, now), "notes": [], "results": [],
-                                  "tdmrep": _tdm_object(tdm, now), "exit_code": EXIT_FINDINGS}, indent=2))
+                print(json.dumps({"origin": origin, "robots_txt": as_json(stored, now) | {"version": None},
+                                  "notes": [], "results": [], "tdmrep": _tdm_object(tdm, now),
+                                  "exit_code": EXIT_FINDINGS}, indent=2))
                 return EXIT_FINDINGS
             print(f"origin: {origin}\noutcome: {CORRUPT} ({stored.problem})\nstored: {plural(stored.size, 'byte')}")
             _print_tdm(tdm, now)
@@ -223,7 +210,8 @@ def run_show(args: argparse.Namespace) -> int:
         results = check(robots, args.urls, crawlers)  # before any output: a URL off the origin is a usage error
         code = EXIT_OK if all(result.allowed for result in results) else EXIT_FINDINGS
         if args.json:
-            robots_txt = as_json(stored, now) | {"body": stored.entry.body.decode("utf-8", "replace")}
+            robots_txt = as_json(stored, now) | {"version": version_json(stored.entry),
+                                                 "body": stored.entry.body.decode("utf-8", "replace")}
             print(json.dumps({"origin": origin, "robots_txt": robots_txt, "notes": [c.note for c in crawlers if c.note],
                               "results": [result.as_json() for result in results], "tdmrep": _tdm_object(tdm, now),
                               "exit_code": code}, indent=2))
@@ -237,7 +225,7 @@ def run_show(args: argparse.Namespace) -> int:
             print(result.as_text())
         return code
 
-    return _with_store(args, work)
+    return with_store(args, work)
 
 
 def _print_tdm(tdm: StoredEntry | None, now: float) -> None:
@@ -262,7 +250,7 @@ def _confirmed(question: str, yes: bool) -> bool:
 def run_purge(args: argparse.Namespace) -> int:
     if args.all == bool(args.origins):
         raise UsageError("purge needs ORIGIN... or --all (not both)")
-    origins = [_origin(value) for value in args.origins]
+    origins = [origin_key(value) for value in args.origins]
     args.store = args.store or project_store()
     where = redact(args.store)
     what = "every entry" if args.all else ", ".join(origins)
@@ -286,7 +274,7 @@ def run_purge(args: argparse.Namespace) -> int:
             print(f"{origin}: not in the store", file=sys.stderr)
         return EXIT_FINDINGS if missing else EXIT_OK
 
-    return _with_store(args, work)
+    return with_store(args, work)
 
 
 def run_stats(args: argparse.Namespace) -> int:
@@ -317,5 +305,5 @@ def run_stats(args: argparse.Namespace) -> int:
         print(f"tdmrep.json: {tdm.total()} ({', '.join(f'{name}: {tdm[name]}' for name in TDM_STANDINGS)})")
         return EXIT_OK
 
-    return _with_store(args, work)
+    return with_store(args, work)
 

@@ -5,8 +5,8 @@ Every checked request gets one at its outcome: decided (decision.py: allowed or 
 into an item (``item["rep_basis"] = response.meta["rep_basis"]``) to prove later what robots.txt said when the page
 was fetched: the robots.txt copy's version (the SHA-256 of its body, the same in every process of a fleet), when and
 from where it was fetched, what its outcome meant, the group and tokens obeyed, the deciding rule and its line (or
-that none matched), the usage answer's sources and the tdmrep.json copy read. A forbidden request's ``Forbidden``
-(an ``IgnoreRequest``) carries it as ``basis``. The decision log (REP_DECISION_LOG) writes the same dicts.
+that none matched), the usage answer's sources and the tdmrep.json copy read. A forbidden request's ``IgnoreRequest``
+carries it as ``basis`` too (``forbidden``). The decision log (REP_DECISION_LOG) writes the same dicts.
 
 JSON-ready: strings, numbers, booleans, None, lists and dicts only; times in ISO 8601 UTC (``stores.iso``).
 """
@@ -34,12 +34,12 @@ BASIS_KEY = "rep_basis"
 ALLOWED, FORBIDDEN, PASSED_THROUGH, DROPPED = "allowed", "forbidden", "passed_through", "dropped"
 
 
-class Forbidden(IgnoreRequest):
-    """The ``IgnoreRequest`` of a request robots.txt or an opt-out forbade; ``basis`` is its ``meta["rep_basis"]``."""
-
-    def __init__(self, message: str, basis: dict[str, Any]) -> None:
-        super().__init__(message)
-        self.basis = basis
+def forbidden(message: str, basis: dict[str, Any]) -> IgnoreRequest:
+    """The exception of a request robots.txt or an opt-out forbade: Scrapy's own ``IgnoreRequest`` (its class kept, so
+    errbacks, ``failure.check`` and logs that name it work as with Scrapy's built-in), ``basis`` attached to it."""
+    error = IgnoreRequest(message)
+    error.basis = basis  # type: ignore[attr-defined]
+    return error
 
 
 def robots_txt(entry: Entry) -> dict[str, Any]:

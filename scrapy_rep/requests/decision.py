@@ -3,8 +3,8 @@
 ``Decider.decide`` allows a request (its usage answer put in its meta: usage.py) or forbids it: a rule disallows it
 (the rule cited, ``matcher.cite``), or an opt-out known before download refuses a use of REP_CONTENT_USES. It puts
 the decision's basis in the request's meta (basis.py) and writes it to the decision log (REP_DECISION_LOG), counts
-the outcome once (``rep/requests/allowed`` or ``forbidden``), tells the close report, and raises ``Forbidden`` (an
-``IgnoreRequest``) for a forbidden one unless the crawl is a dry run (dry_run.py).
+the outcome once (``rep/requests/allowed`` or ``forbidden``), tells the close report, and raises ``IgnoreRequest``
+(the basis attached) for a forbidden one unless the crawl is a dry run (dry_run.py).
 """
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ class Decider:
         self.agents = RequestAgents(config, stats)  # a request's own User-Agent token (Scrapy's contract)
 
     def decide(self, request: Request, entry: Entry, rules: AgentRules | None) -> None:
-        """Allow, or forbid (``Forbidden``, an ``IgnoreRequest``, unless a dry run); either way the request's basis
+        """Allow, or forbid (``IgnoreRequest``, unless a dry run); either way the request's basis
         goes in its meta (basis.py) and to the decision log. ``rules``: the origin's form for the crawl's tokens,
         replaced by the request's own User-Agent token's form when it has one (agents.py)."""
         tokens, rules = self.agents.decision_form(request, entry, rules)
@@ -68,7 +68,7 @@ class Decider:
                         [statement.use for statement in refused], self.dry_run.enforce, self.clock.seconds(), state)
         self._record(basis)
         self.report.forbidden(entry, request, where)
-        self.dry_run.forbid(request, entry, where, tokens, spider, basis, usage=bool(refused))  # Forbidden unless a
+        self.dry_run.forbid(request, entry, where, tokens, spider, basis, usage=bool(refused))  # IgnoreRequest unless a
         # dry run
 
     def _record(self, basis: dict[str, Any]) -> None:

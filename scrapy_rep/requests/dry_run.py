@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..robots.policy import should_hold
 from .agents import shown
-from .basis import Forbidden
+from .basis import forbidden
 
 if TYPE_CHECKING:
     from scrapy import Request
@@ -68,9 +68,9 @@ class DryRun:
 
     def forbid(self, request: Request, entry: Entry, where: str, tokens: tuple[str, ...], spider: Any,
                basis: dict[str, Any], usage: bool = False) -> None:
-        """The DEBUG line naming the rule, the tokens obeyed and the robots.txt version, then ``Forbidden`` (an
-        ``IgnoreRequest`` carrying ``basis``, the request's ``meta["rep_basis"]``); in a dry run the line says so
-        and it goes on.
+        """The DEBUG line naming the rule, the tokens obeyed and the robots.txt version, then ``IgnoreRequest``
+        carrying ``basis`` (the request's ``meta["rep_basis"]``: basis.forbidden); in a dry run the line says so and
+        it goes on.
 
         ``where`` is the deciding line as ``matcher.cite`` words it (``Verdict.reason``, ``Preference.where``):
         ``Forbidden by robots.txt: <url> (<origin>/robots.txt line 6 (Disallow: /private/) of the 'newbiebot' group
@@ -87,7 +87,7 @@ class DryRun:
             if usage:
                 self.stats.inc_value("rep/requests/forbidden/usage")
             logger.debug(line, what, *args, shown(tokens), version, extra={"spider": spider})
-            raise Forbidden(f"{what}: {where}", basis)
+            raise forbidden(f"{what}: {where}", basis)
         self.stats.inc_value("rep/requests/allowed")
         self.stats.inc_value("rep/dry_run/would_forbid")
         logger.debug(line, f"{what} (dry run, sent anyway)", *args, shown(tokens), version,

@@ -11,6 +11,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
+from scrapy_rep.config.evidence import HISTORY_VERSIONS
 from scrapy_rep.config.redis_target import RedisTarget, redact
 from scrapy_rep.config.store_uri import (
     DEFAULT_MAX_ORIGINS,
@@ -25,6 +26,7 @@ from scrapy_rep.stores._base import (
     FORMAT_VERSION,
     CorruptEntry,
     Entry,
+    HistoryVersion,
     Outcome,
     Store,
     StoredEntry,
@@ -40,6 +42,7 @@ __all__ = [
     "FORMAT_VERSION",
     "CorruptEntry",
     "Entry",
+    "HistoryVersion",
     "InvalidStoreURI",
     "MemoryStore",
     "Outcome",
@@ -62,18 +65,21 @@ def open_store(
     max_origins: int = DEFAULT_MAX_ORIGINS,
     clock: Callable[[], float] = time.time,
     redis: RedisTarget | None = None,
+    history_versions: int = HISTORY_VERSIONS,
 ) -> Store:
     """The store ``uri`` names. Nothing is connected yet: connection failures surface as ``StoreError`` from
     the store's methods (``startup.open_crawler_store`` checks the server at start-up). ``max_origins`` bounds
     the memory store; ``clock`` (epoch seconds) dates SQLite leases and Redis key lifetimes; ``redis`` is the
-    server of the bare ``redis`` form (``redis_target.target_from_settings``), required by it, unused otherwise.
+    server of the bare ``redis`` form (``redis_target.target_from_settings``), required by it, unused otherwise;
+    ``history_versions`` bounds a SQLite or Redis store's history per origin (``REP_HISTORY_VERSIONS``; 0: none).
     A Redis store under a non-asyncio Twisted reactor is a ``ConfigError`` naming ``TWISTED_REACTOR``."""
     spec = parse_store_uri(uri)
     if isinstance(spec, SQLiteSpec):
-        return SQLiteStore(spec.path, clock=clock, timeout=spec.timeout)
+        return SQLiteStore(spec.path, clock=clock, timeout=spec.timeout, history_versions=history_versions)
     if isinstance(spec, RedisSpec):
         from scrapy_rep.stores.redis_store import RedisStore  # the optional ``redis`` extra
 
         target = redis_server(uri, spec, redis)
-        return RedisStore(target, prefix=spec.prefix, timeout=spec.timeout, keep=spec.keep, clock=clock)
+        return RedisStore(target, prefix=spec.prefix, timeout=spec.timeout, keep=spec.keep, clock=clock,
+                          history_versions=history_versions)
     return MemoryStore(max_origins)

@@ -8,22 +8,27 @@ import logging
 import sqlite3
 import time
 
+from scrapy_rep.stores._sqlite_history import TABLES as HISTORY_TABLES
+
 logger = logging.getLogger("scrapy_rep.stores.sqlite")  # the store's own logger: one name for its every line
 
-#: ``PRAGMA user_version`` of the table layout below; a file with another non-zero version is refused.
-SCHEMA_VERSION = 1
+#: ``PRAGMA user_version`` of the table layout below. 1: entries and leases; 2 (2026-11-28) adds the history
+#: (``_sqlite_history``), and a file of layout 1 is upgraded to it when opened. A file of a later layout is refused.
+SCHEMA_VERSION = 2
 #: Each connection's page cache, KiB (SQLite's default: 2,000). A crawl reads an origin's record once and writes it
 #: once, so pages beyond the B-tree's upper levels are seldom read again: at 100,000 rows in random order the store's
 #: CPU per origin is the same with 512 KiB (benchmarks/bench_sqlite_origins.py), and the two connections' caches were
 #: most of the store's memory at a few thousand origins (issue 21).
 CACHE_KIB = 512
 
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS rep_entries (origin TEXT PRIMARY KEY, record BLOB NOT NULL) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS rep_leases (
+#: Every table of the layout (``IF NOT EXISTS``: a file of an earlier layout gets the tables it lacks).
+_TABLES = (
+    "CREATE TABLE IF NOT EXISTS rep_entries (origin TEXT PRIMARY KEY, record BLOB NOT NULL) WITHOUT ROWID",
+    """CREATE TABLE IF NOT EXISTS rep_leases (
     origin TEXT PRIMARY KEY, holder TEXT NOT NULL, expires_at REAL NOT NULL
-) WITHOUT ROWID;
-"""
+) WITHOUT ROWID""",
+    *HISTORY_TABLES,
+)
 
 
 def prepare_within(conn: sqlite3.Connection, path: str, timeout: float) -> None:
@@ -42,8 +47,9 @@ def prepare_within(conn: sqlite3.Connection, path: str, timeout: float) -> None:
 
 
 def _prepare(conn: sqlite3.Connection, path: str) -> None:
-    """Switch to WAL and check the table layout, creating it in a new file. An existing file needs no write
-    lock here, so reconnecting while another process writes does not wait."""
+    """Switch to WAL and check the table layout, creating it in a new file and adding what a file of an earlier
+    layout lacks. A file of this layout needs no write lock here, so reconnecting while another process writes does
+    not wait."""
     mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
     if mode != "wal":
         # e.g. a network file system: still correct, but writers block readers.
@@ -54,10 +60,9 @@ def _prepare(conn: sqlite3.Connection, path: str) -> None:
         return
     conn.execute("BEGIN IMMEDIATE")
     try:
-        if schema_version(conn) == 0:
-            for statement in _SCHEMA.split(";"):
-                if statement.strip():
-                    conn.execute(statement)
+        if schema_version(conn) != SCHEMA_VERSION:  # read again under the lock: another process may have done it
+            for statement in _TABLES:
+                conn.execute(statement)
             conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
         conn.execute("COMMIT")
     except BaseException:
@@ -66,9 +71,9 @@ def _prepare(conn: sqlite3.Connection, path: str) -> None:
 
 
 def schema_version(conn: sqlite3.Connection) -> int:
-    """The file's layout version: 0 for a new file; another release's layout raises."""
+    """The file's layout version: 0 for a new file, 1 for one to upgrade; a later release's layout raises."""
     version: int = conn.execute("PRAGMA user_version").fetchone()[0]
-    if version not in (0, SCHEMA_VERSION):
+    if not 0 <= version <= SCHEMA_VERSION:
         raise sqlite3.DatabaseError(f"unknown schema version {version} (this release reads {SCHEMA_VERSION})")
     return version
 

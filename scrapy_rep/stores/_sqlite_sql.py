@@ -1,11 +1,15 @@
-"""The SQLite store's statements (``sqlite.SQLiteStore``) on the tables of ``_sqlite_file``, and how several run in one
-transaction. Each statement alone is atomic across the processes sharing the file. Parameters in the order the
-comments give."""
+"""The SQLite store's statements (``sqlite.SQLiteStore``) on the tables of ``_sqlite_file``, how several run in one
+transaction, and a statement waiting for the worker (``Call``). Each statement alone is atomic across the processes
+sharing the file. Parameters in the order the comments give."""
 
 from __future__ import annotations
 
+import asyncio
 import sqlite3
+from dataclasses import dataclass
 from typing import Any
+
+from scrapy_rep.stores._base import StoreError
 
 GET = "SELECT record FROM rep_entries WHERE origin = ?"  # origin
 COUNT = "SELECT COUNT(*) FROM rep_entries"
@@ -29,6 +33,19 @@ ACQUIRE = "INSERT INTO rep_leases (origin, holder, expires_at) VALUES (?, ?, ?)"
 ACQUIRE_IF_NO_ENTRY = """
 INSERT INTO rep_leases (origin, holder, expires_at)
 SELECT ?, ?, ? WHERE NOT EXISTS (SELECT 1 FROM rep_entries WHERE origin = ?)""" + _TAKE_OVER
+
+
+@dataclass(slots=True)
+class Call:
+    """One statement waiting for the store's worker, and the future its caller awaits."""
+
+    sql: str
+    params: tuple[Any, ...]
+    future: asyncio.Future[tuple[list[Any], int]]
+
+
+#: A statement's rows and row count, or the StoreError it raised.
+StatementOutcome = tuple[list[Any], int] | StoreError
 
 
 def writes(sql: str) -> bool:

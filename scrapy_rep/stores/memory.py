@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Sequence
 
-from ._base import Entry, StoredEntry
+from ._base import Entry, HistoryVersion, StoredEntry
 from ._codec import encode
 
 
@@ -72,6 +72,11 @@ class MemoryStore:
     async def inspect(self, origin: str) -> StoredEntry | None:
         entry = self._entries.get(origin)
         return None if entry is None else StoredEntry(origin, entry, len(encode(entry)))
+
+    async def history(self, origin: str) -> list[HistoryVersion]:
+        """Always ``[]``: the memory store keeps no history. It dies with the process, and the history is evidence to
+        read later, by ``scrapy-rep cache history``, which reads the persistent stores only."""
+        return []
 
     async def delete(self, origin: str) -> bool:
         return self._entries.pop(origin, None) is not None

@@ -4,7 +4,8 @@ The asyncio client needs a running asyncio event loop: under Scrapy that is the 
 (``TWISTED_REACTOR = "twisted.internet.asyncioreactor.AsyncioSelectorReactor"``, Scrapy's default).
 
 Keys: ``{prefix}entry:{origin}`` holds the entry's record (``_codec``), ``{prefix}lease:{origin}`` the
-fetch lease's holder (docs/stores.md lists them beside scrapy-redis's keys).
+fetch lease's holder, ``{prefix}history:{origin}`` and ``{prefix}body:{id}`` the history (``_redis_history``;
+docs/stores.md lists them beside scrapy-redis's keys).
 Lease lifetimes are Redis server time (``PX``), not the crawler's clock.
 The server (``RedisTarget``) is named in messages, logs and stats without its password.
 """
@@ -22,14 +23,17 @@ import redis.asyncio
 import redis.asyncio.retry
 import redis.retry
 from redis.backoff import NoBackoff
+from redis.commands.core import AsyncScript
 from redis.exceptions import NoScriptError, RedisError
 from scrapy.utils.reactor import is_reactor_installed
 
 from scrapy_rep._scrapy import asyncio_available
 from scrapy_rep.config import ConfigError
+from scrapy_rep.config.evidence import HISTORY_VERSIONS
 from scrapy_rep.config.redis_target import RedisTarget
-from scrapy_rep.stores._base import Entry, StoredEntry, StoreError
+from scrapy_rep.stores._base import Entry, HistoryVersion, StoredEntry, StoreError
 from scrapy_rep.stores._codec import describe, encode, read
+from scrapy_rep.stores._redis_history import PUT_RECORDING, history_part, read_history, recording
 
 logger = logging.getLogger(__name__)
 
@@ -86,18 +90,17 @@ _GLOB_SPECIAL = re.compile(r"([*?\[\]\\])")
 class RedisStore:
     """Entries and fetch leases in the Redis database ``target`` names.
 
-    ``timeout`` bounds connecting and every command, so a dead server raises ``StoreError`` within about twice
-    that (one retry on a fresh connection rides over a server restart). Entries are kept for ``keep`` seconds
-    past their own ``expires_at`` so the last good copy outlives the TTL for stale-on-error (SPEC 2.4) and the
-    30-day rule (SPEC 2.2); every write renews that.
+    ``timeout`` bounds connecting and every command, so a dead server raises ``StoreError`` within about twice that
+    (one retry on a fresh connection rides over a server restart). Entries are kept for ``keep`` seconds past their
+    own ``expires_at`` so the last good copy outlives the TTL for stale-on-error (SPEC 2.4) and the 30-day rule (SPEC
+    2.2); every write renews that. The history keeps ``history_versions`` per origin (0: none; ``_redis_history``).
     """
 
     #: Writes are cheaper together (``put_and_release_all``: one pipeline), so the crawler writes behind, in batches.
     batches_writes = True
 
-    def __init__(
-        self, target: RedisTarget, *, prefix: str, timeout: float, keep: float, clock: Callable[[], float]
-    ) -> None:
+    def __init__(self, target: RedisTarget, *, prefix: str, timeout: float, keep: float, clock: Callable[[], float],
+                 history_versions: int = HISTORY_VERSIONS) -> None:
         require_asyncio_reactor()
         self.corrupt_records = 0
         self.target = target
@@ -105,6 +108,7 @@ class RedisStore:
         self._prefix = prefix
         self._keep = keep
         self._clock = clock
+        self._history_versions = history_versions
         self._client: redis.asyncio.Redis = _waiting_for_connections(
             _client(redis.asyncio.Redis, target, timeout, redis.asyncio.retry.Retry(NoBackoff(), 1))
         )
@@ -117,6 +121,8 @@ class RedisStore:
         self._release = self._client.register_script(_RELEASE)
         self._lookup = self._client.register_script(_LOOKUP)
         self._put_and_release = self._client.register_script(_PUT_AND_RELEASE)
+        self._put_recording = self._client.register_script(PUT_RECORDING)
+        self._put_and_release_recording = self._client.register_script(recording(_PUT_AND_RELEASE, 2, 3))
 
     async def get(self, origin: str) -> Entry | None:
         try:
@@ -139,11 +145,8 @@ class RedisStore:
         return (entry, False) if entry is not None else (None, await self.acquire_lease(origin, holder, ttl))
 
     async def put_and_release(self, entry: Entry, holder: str) -> None:
-        try:
-            await self._put_and_release(keys=[self._key("entry", entry.origin), self._key("lease", entry.origin)],
-                                        args=[encode(entry), self._keep_ms(entry), holder])
-        except _ERRORS as exc:
-            raise self._error(exc) from exc
+        """One script (``put_and_release_all`` of one)."""
+        await self.put_and_release_all([entry], holder)
 
     async def put_and_release_all(self, entries: Sequence[Entry], holder: str) -> None:
         """``put_and_release`` of each entry, their scripts in one pipeline (issue 21, "Redis pipelined"): one round
@@ -151,21 +154,19 @@ class RedisStore:
         origin's lookup and write cost 0.58x the crawler's CPU of one write at a time, ~230 µs less). A script the
         server no longer knows (it restarted and lost its scripts) runs again through redis-py's ``Script``, which
         loads it. Every script is tried; then the first error is raised, the server named."""
-        scripts: list[tuple[list[str], list[bytes | str | int]]] = [
-            ([self._key("entry", entry.origin), self._key("lease", entry.origin)],
-             [encode(entry), self._keep_ms(entry), holder]) for entry in entries]
+        scripts = [self._put_and_release_script(entry, holder) for entry in entries]
         failure: BaseException | None = None
         try:
             async with self._client.pipeline(transaction=False) as pipe:
-                for keys, args in scripts:
-                    pipe.evalsha(self._put_and_release.sha, len(keys), *keys, *args)
+                for script, keys, args in scripts:
+                    pipe.evalsha(script.sha, len(keys), *keys, *args)
                 replies: list[Any] = await pipe.execute(raise_on_error=False)
         except _ERRORS as exc:
             raise self._error(exc) from exc
-        for (keys, args), reply in zip(scripts, replies, strict=True):
+        for (script, keys, args), reply in zip(scripts, replies, strict=True):
             if isinstance(reply, NoScriptError):
                 try:
-                    await self._put_and_release(keys=keys, args=args)
+                    await script(keys=keys, args=args)
                     continue
                 except _ERRORS as exc:
                     reply = exc
@@ -174,9 +175,30 @@ class RedisStore:
         if failure is not None:
             raise self._error(failure)
 
+    def _put_and_release_script(self, entry: Entry, holder: str) -> tuple[AsyncScript, list[str], list[Any]]:
+        """The script writing ``entry`` and releasing its lease, recording its version when it is to be kept."""
+        keys = [self._key("entry", entry.origin), self._key("lease", entry.origin)]
+        args: list[Any] = [encode(entry), self._keep_ms(entry), holder]
+        history = history_part(self._prefix, entry, self._history_versions)
+        if history is None:
+            return self._put_and_release, keys, args
+        return self._put_and_release_recording, keys + history[0], args + history[1]
+
     async def put(self, entry: Entry) -> None:
+        """A SET, or a script recording the version with it (one round trip either way)."""
+        key, record, keep = self._key("entry", entry.origin), encode(entry), self._keep_ms(entry)
+        history = history_part(self._prefix, entry, self._history_versions)
         try:
-            await self._client.set(self._key("entry", entry.origin), encode(entry), px=self._keep_ms(entry))
+            if history is None:
+                await self._client.set(key, record, px=keep)
+            else:
+                await self._put_recording(keys=[key, *history[0]], args=[record, keep, *history[1]])
+        except _ERRORS as exc:
+            raise self._error(exc) from exc
+
+    async def history(self, origin: str) -> list[HistoryVersion]:
+        try:
+            return await read_history(self._client, self._prefix, origin)
         except _ERRORS as exc:
             raise self._error(exc) from exc
 

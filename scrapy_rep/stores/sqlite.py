@@ -9,7 +9,7 @@ A statement runs on the event loop's thread when it cannot wait, else in the sto
   lock or a disk sync. Before, every statement went through the worker, and under a busy crawl a hand-off waited
   for the GIL at each step: 120-206 ms per statement on average at 3,000 origins (p90 325-489 ms), which kept the
   robots.txt fetches' downloader places (robots.places) waiting on the store. A call of several statements
-  (``put_and_release``: the record written and the lease freed) runs them in one transaction, one commit; its
+  (``put_and_release``: the record written, the version recorded, the lease freed) runs them in one transaction; its
   ``BEGIN IMMEDIATE`` is refused at once while another connection writes, and then the whole call goes to the worker.
 - *The worker*, when a statement would wait (another process writes the file: SQLite's busy handler sleeps 1-100
   ms at a time, and bench_stores measured p99 waits of ~13 ms and stalls near 100 ms with four processes writing),
@@ -33,12 +33,13 @@ import os
 import sqlite3
 from collections.abc import AsyncIterator, Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from scrapy_rep.stores._base import Entry, StoredEntry, StoreError
-from scrapy_rep.stores._codec import describe, encode, read
+from scrapy_rep.config.evidence import HISTORY_VERSIONS
+from scrapy_rep.stores._base import Entry, HistoryVersion, StoredEntry, StoreError
+from scrapy_rep.stores._codec import describe, read
 from scrapy_rep.stores._sqlite_file import open_inline, prepare_within
+from scrapy_rep.stores._sqlite_history import LIST, listed, put_statements
 from scrapy_rep.stores._sqlite_sql import (
     ACQUIRE,
     ACQUIRE_IF_NO_ENTRY,
@@ -46,8 +47,9 @@ from scrapy_rep.stores._sqlite_sql import (
     DELETE,
     GET,
     PAGE,
-    PUT,
     RELEASE,
+    Call,
+    StatementOutcome,
     results_or_error,
     transaction,
     writes,
@@ -63,32 +65,23 @@ _PAGE = 500
 #: Inline writes between two WAL checkpoints, which run in the worker (SQLite's own default: every 1,000 pages).
 CHECKPOINT_EVERY = 500
 
-@dataclass(slots=True)
-class _Call:
-    """One statement waiting for the worker, and the future its caller awaits."""
-
-    sql: str
-    params: tuple[Any, ...]
-    future: asyncio.Future[tuple[list[Any], int]]
-
-
-#: A statement's rows and row count, or the StoreError it raised.
-_Outcome = tuple[list[Any], int] | StoreError
-
 
 class SQLiteStore:
     """Entries and fetch leases in the SQLite file at ``path`` (created on first use).
 
     The file is opened lazily on the first call, so opening the store never fails; an unreadable, corrupt or
     locked database raises ``StoreError`` from the call and the next call reconnects. Lease times come from
-    ``clock`` (epoch seconds), so processes sharing the file must share a wall clock, as on one machine.
+    ``clock`` (epoch seconds), so processes sharing the file must share a wall clock, as on one machine. Each fresh
+    download's version is kept in the history, ``history_versions`` per origin at most (0: none; ``_sqlite_history``).
     """
 
     #: A write runs inline, tens of microseconds, or joins the worker's next batch by itself.
     batches_writes = False
 
-    def __init__(self, path: str, *, clock: Callable[[], float], timeout: float) -> None:
+    def __init__(self, path: str, *, clock: Callable[[], float], timeout: float,
+                 history_versions: int = HISTORY_VERSIONS) -> None:
         self.path = path
+        self._history_versions = history_versions
         self.where = f"SQLite file {os.path.abspath(path)}"
         self.corrupt_records = 0
         self._clock = clock
@@ -99,8 +92,8 @@ class SQLiteStore:
         self._inline_tried = False  # the first call tried to open the inline connection
         self._checkpoint: asyncio.Future[None] | None = None
         self._worker: ThreadPoolExecutor | None = None
-        self._pending: list[_Call] = []  # called while a batch runs: the next batch
-        self._running: asyncio.Future[list[_Outcome]] | None = None  # the batch in the worker
+        self._pending: list[Call] = []  # called while a batch runs: the next batch
+        self._running: asyncio.Future[list[StatementOutcome]] | None = None  # the batch in the worker
 
     def check(self) -> None:
         """Open the file once, creating it and its tables if new, and close it: ``StoreError`` saying why if its
@@ -135,12 +128,17 @@ class SQLiteStore:
         await self.put_and_release_all([entry], holder)
 
     async def put_and_release_all(self, entries: Sequence[Entry], holder: str) -> None:
-        """Every put and release in one transaction."""
+        """Every put (its history with it) and release in one transaction."""
         await self._run_all([statement for entry in entries for statement in (
-            (PUT, (entry.origin, encode(entry))), (RELEASE, (entry.origin, holder)))])
+            *put_statements(entry, self._history_versions), (RELEASE, (entry.origin, holder)))])
 
     async def put(self, entry: Entry) -> None:
-        await self._run(PUT, (entry.origin, encode(entry)))
+        """The record alone, or with its history in one transaction."""
+        await self._run_all(put_statements(entry, self._history_versions))
+
+    async def history(self, origin: str) -> list[HistoryVersion]:
+        rows, _ = await self._run(LIST, (origin,))
+        return listed(origin, rows)
 
     async def count(self) -> int:
         rows, _ = await self._run(COUNT, ())
@@ -209,7 +207,7 @@ class SQLiteStore:
             done = self._run_inline(loop, statements)
             if done is not None:
                 return done
-        calls = [_Call(sql, params, loop.create_future()) for sql, params in statements]
+        calls = [Call(sql, params, loop.create_future()) for sql, params in statements]
         self._pending.extend(calls)  # together, so that they are in one batch
         if self._running is None:
             self._next_batch(loop)
@@ -259,7 +257,7 @@ class SQLiteStore:
         running = self._running = loop.run_in_executor(self._executor(), self._execute_batch,
                                                        [(call.sql, call.params) for call in batch])
 
-        def answer(done: asyncio.Future[list[_Outcome]]) -> None:
+        def answer(done: asyncio.Future[list[StatementOutcome]]) -> None:
             self._running = None
             try:
                 outcomes = done.result()
@@ -277,7 +275,7 @@ class SQLiteStore:
 
         running.add_done_callback(answer)
 
-    def _execute_batch(self, statements: list[tuple[str, tuple[Any, ...]]]) -> list[_Outcome]:
+    def _execute_batch(self, statements: list[tuple[str, tuple[Any, ...]]]) -> list[StatementOutcome]:
         """In the worker: ``statements`` in one transaction (one statement: auto-committed), each one's outcome.
         A failed transaction is rolled back and its statements run again one by one. Then, if the reactor thread
         has no connection yet, it is opened here."""
@@ -291,7 +289,7 @@ class SQLiteStore:
         """The reactor thread's connection (``_sqlite_file.open_inline``), if the file is ready for one."""
         self._inline = open_inline(self.path)
 
-    def _statements(self, statements: list[tuple[str, tuple[Any, ...]]]) -> list[_Outcome]:
+    def _statements(self, statements: list[tuple[str, tuple[Any, ...]]]) -> list[StatementOutcome]:
         if len(statements) > 1:
             try:
                 return list(transaction(self._connection(), statements))
@@ -299,7 +297,7 @@ class SQLiteStore:
                 self._disconnect()  # one by one below, each with its own error
         return [self._outcome(sql, params) for sql, params in statements]
 
-    def _outcome(self, sql: str, params: tuple[Any, ...]) -> _Outcome:
+    def _outcome(self, sql: str, params: tuple[Any, ...]) -> StatementOutcome:
         try:
             return self._execute(sql, params)
         except StoreError as exc:

@@ -22,8 +22,10 @@ if TYPE_CHECKING:
 
 def open_crawler_store(config: Config, clock: Clock) -> Store:
     """The store ``config.store`` names (with ``config.redis``, scrapy-redis's server, for the bare ``redis``),
-    its lease and key times on ``clock``; a Redis store is checked with one PING, bounded by its timeout."""
-    store = open_store(config.store, max_origins=config.memory_max_origins, clock=clock.seconds, redis=config.redis)
+    its lease and key times on ``clock``, its history bounded by ``config.history_versions``; a Redis store is checked
+    with one PING, bounded by its timeout."""
+    store = open_store(config.store, max_origins=config.memory_max_origins, clock=clock.seconds, redis=config.redis,
+                       history_versions=config.history_versions)
     if isinstance(store, SQLiteStore):
         try:
             store.check()

@@ -1,5 +1,5 @@
 """Every checked request carries the basis of its decision in ``meta["rep_basis"]`` (requests/basis.py), and a
-forbidden one's ``IgnoreRequest`` (``Forbidden``) carries it too: real crawls against a local server."""
+forbidden one's ``IgnoreRequest`` carries it as ``basis`` too: real crawls against a local server."""
 
 from __future__ import annotations
 
@@ -16,7 +16,6 @@ from scrapy.http import Response
 from twisted.internet.task import Clock
 from twisted.python.failure import Failure
 
-from scrapy_rep.requests.basis import Forbidden
 from scrapy_rep.stores import iso
 from tests.crawl import ListSpider, crawl, when_settled
 from tests.servers import Reply, redirect, robots
@@ -39,6 +38,7 @@ class BasisSpider(ListSpider):
         super().__init__(**kwargs)
         self.bases: dict[str, dict[str, Any]] = {}
         self.errors: dict[str, BaseException] = {}
+        self.failed_meta: dict[str, dict[str, Any]] = {}
 
     def parse(self, response: Response) -> None:
         super().parse(response)
@@ -47,6 +47,7 @@ class BasisSpider(ListSpider):
     def failure(self, failure: Failure) -> None:
         super().failure(failure)
         self.errors[failure.request.url] = failure.value  # type: ignore[attr-defined]
+        self.failed_meta[failure.request.url] = failure.request.meta["rep_basis"]  # type: ignore[attr-defined]
 
 
 def spider_of(result: Any) -> BasisSpider:
@@ -76,8 +77,8 @@ async def test_allowed_and_forbidden_requests_carry_the_rule_the_version_and_the
         "rule": {"line": 2, "directive": "Allow", "value": "/private/open"},
         "reason": "line 2 (Allow: /private/open) of the '*' group (line 1)"}
     error = spider.errors[site.url("/private/x")]
-    assert isinstance(error, Forbidden) and isinstance(error, IgnoreRequest)
-    assert error.basis == {
+    assert type(error) is IgnoreRequest  # Scrapy's own class, as its built-in raises
+    assert error.basis == spider.failed_meta[site.url("/private/x")] == {  # type: ignore[attr-defined]
         **common, "url": site.url("/private/x"), "decision": "forbidden",
         "rule": {"line": 3, "directive": "Disallow", "value": "/private"},
         "reason": "line 3 (Disallow: /private) of the '*' group (line 1)"}

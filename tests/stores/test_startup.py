@@ -58,7 +58,7 @@ def test_a_memory_store_opens_without_a_check_and_a_sqlite_file_is_created_at_st
     [
         ("nodir/rep.db", None, "the directory {tmp}/nodir does not exist"),
         ("rep.db", b"<html>not a database</html>" * 200, "cannot open {tmp}/rep.db: file is not a database"),
-        ("rep.db", "schema 9", "cannot open {tmp}/rep.db: unknown schema version 9 (this release reads 1)"),
+        ("rep.db", "schema 9", "cannot open {tmp}/rep.db: unknown schema version 9 (this release reads 2)"),
         ("isadir", "directory", "cannot open {tmp}/isadir: unable to open database file"),
     ],
 )
