@@ -227,6 +227,11 @@ MESSAGES: list[tuple[dict[str, Any], str]] = [
      "REP_OBEY_NOFOLLOW='True': needs REP_ROBOTS_TAGS = True (page-level directives are not read with "
      "REP_ROBOTS_TAGS = False)"),
     ({"REP_CLEAN_PARAM": "maybe"}, "REP_CLEAN_PARAM='maybe': expected True or False"),
+    ({"REP_HISTORY_VERSIONS": -1}, "REP_HISTORY_VERSIONS=-1: expected an integer >= 0"),
+    ({"REP_HISTORY_VERSIONS": "all"}, "REP_HISTORY_VERSIONS='all': expected an integer"),
+    ({"REP_WARC": 5}, "REP_WARC=5: expected a file or directory path (a string), or None to turn it off"),
+    ({"REP_WARC_MAX_BYTES": 1000}, "REP_WARC_MAX_BYTES=1000: expected an integer >= 65,536"),
+    ({"REP_DECISION_LOG_MAX_BYTES": True}, "REP_DECISION_LOG_MAX_BYTES=True: expected an integer >= 65,536"),
     # A misspelt name is refused, not ignored: it may have been meant to restrict the crawl.
     ({"REP_CONTENT_USE": "train-ai"},
      f"REP_CONTENT_USE='train-ai': unknown setting (did you mean REP_CONTENT_USES?); {_REFUSED}"),
@@ -366,18 +371,20 @@ def test_every_config_error_raise_site_is_covered() -> None:
     """A new ``raise ConfigError`` (or store-URI error) must come with a row above: count the sites."""
     package = Path(__file__).resolve().parents[2] / "scrapy_rep"
     sources = {path.name: path.read_text(encoding="utf-8") for path in (
-        package / "config" / "settings.py", package / "robots" / "body.py", package / "config" / "tokens.py",
+        package / "config" / "settings.py", package / "config" / "hooks.py", package / "config" / "evidence.py",
+        package / "robots" / "body.py", package / "config" / "tokens.py",
         package / "config" / "store_uri.py", package / "config" / "redis_target.py",
         package / "requests" / "page_directives.py", package / "config" / "uses.py",
         package / "requests" / "response_usage.py")}
     raised = r"raise (ConfigError|InvalidToken|InvalidStoreURI|InvalidRedisSetting|UsesError|_invalid)\("
     sites = sum(len(re.findall(raised, text)) for text in sources.values())
-    # config/settings.py 15 (the InvalidToken, InvalidStoreURI, InvalidRedisSetting and UsesError re-raises included),
+    # config/settings.py 12 (the InvalidToken, InvalidStoreURI, InvalidRedisSetting and UsesError re-raises included),
+    # config/hooks.py 3 (REP_CLOCK, REP_ROBOTS_REQUEST), config/evidence.py 4 (test_rep_warc_without_warcio...),
     # robots/body.py 3, config/tokens.py 1, config/store_uri.py 11 (the bare 'redis' without its server:
     # tests/stores/test_open_store.py), config/redis_target.py 5, requests/page_directives.py 1, config/uses.py 5,
     # requests/response_usage.py 1 (test_a_declared_use_needs_the_usage_middleware). The start-up checks
     # (TWISTED_REACTOR, PING) are tests/stores/test_startup.py's and test_redis_store.py's.
-    assert sites == 44
+    assert sites == 48
 
 
 @pytest.mark.parametrize(
@@ -427,3 +434,15 @@ def test_a_declared_use_needs_the_usage_middleware() -> None:
         "whose headers or meta tags refuse a use of REP_CONTENT_USES would be kept; enable it with "
         "'scrapy_rep.UsageMiddleware': 46 in SPIDER_MIDDLEWARES, or use ADDONS = {'scrapy_rep.Addon': 0}")
     check_usage_middleware(Settings({"SPIDER_MIDDLEWARES": middlewares}), config())  # no use declared: nothing to drop
+
+
+def test_rep_warc_without_warcio_stops_the_crawl_at_start_up(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The archive asked for cannot be written without the optional library: refused, never silently skipped."""
+    import importlib.util
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "warcio" else real(name, *a))
+    with pytest.raises(ConfigError) as raised:
+        config(REP_WARC="robots.warc.gz")
+    assert str(raised.value) == ("REP_WARC='robots.warc.gz': the WARC archive needs the warcio library, which is not "
+                                 "installed: pip install 'scrapy-rep[warc]' (or unset REP_WARC)")

@@ -5,6 +5,7 @@ Real crawls; the server's log says what was requested."""
 
 from __future__ import annotations
 
+import hashlib
 import logging
 from collections.abc import AsyncIterator
 from typing import Any
@@ -77,15 +78,16 @@ async def test_each_request_obeys_its_own_user_agents_group(sites: Any, caplog: 
     result.assert_accounted()
     forbidden = sorted(r.getMessage() for r in caplog.records if r.getMessage().startswith("Forbidden by"))
     origin = site.origin()
+    version = hashlib.sha256(site.routes["/robots.txt"][0].body).hexdigest()[:12]  # type: ignore[union-attr]
     assert forbidden == sorted([
         f"Forbidden by robots.txt: {site.url('/pages/1')} ({origin}/robots.txt line 2 (Disallow: /pages/) of the "
-        "'imagebot' group (line 1); as ['ImageBot'])",
+        f"'imagebot' group (line 1); as ['ImageBot']; version {version})",
         f"Forbidden by robots.txt: {site.url('/images/2')} ({origin}/robots.txt line 5 (Disallow: /images/) of the "
-        "'pagebot' group (line 4); as ['pagebot'])",
+        f"'pagebot' group (line 4); as ['pagebot']; version {version})",
         f"Forbidden by robots.txt: {site.url('/browser')} ({origin}/robots.txt line 8 (Disallow: /) of the '*' "
-        "group (line 7); as [] (only the * groups))",
+        f"group (line 7); as [] (only the * groups); version {version})",
         f"Forbidden by robots.txt: {site.url('/default')} ({origin}/robots.txt line 8 (Disallow: /) of the '*' "
-        "group (line 7); as ['TestBot'])",
+        f"group (line 7); as ['TestBot']; version {version})",
     ])
 
 
