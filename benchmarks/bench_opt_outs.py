@@ -22,7 +22,9 @@ Modes, every one in the same run, interleaved over rounds (each crawl in a fresh
 - ``rep-layer`` (only with ``--modes``): ``rep-nousage`` with an empty ``BaseSpiderMiddleware`` subclass at
   UsageMiddleware's place (46): what one more spider middleware costs before any of UsageMiddleware's own code;
 - ``rep-log``, ``rep-warc`` (only with ``--modes``): ``rep`` with the evidence's opt-in files on, REP_DECISION_LOG
-  (a JSON line per checked request) or REP_WARC (every robots.txt copy archived), in a temporary directory.
+  (a JSON line per checked request) or REP_WARC (every robots.txt copy archived), in a temporary directory;
+- ``rep-sqlite``, ``rep-sqlite-nohistory`` (only with ``--modes``): ``rep`` on a new SQLite store file, with its
+  robots.txt history (REP_HISTORY_VERSIONS's default) and without (0).
 
 The default crawl is bench_crawl.py's (its page and robots.txt; 100 local origins x N pages, each origin its own
 port, the servers in their own process): ~30 KiB HTML pages whose head holds 15 meta tags and Yoast's robots meta
@@ -91,8 +93,9 @@ if TYPE_CHECKING:
 
 _ADDRESS = re.compile(r" at 0x[0-9a-f]+")
 MODES = ("rep-nousage", "rep", "rep-uses", "builtin", "off")
-EXTRA_MODES = ("rep-notags", "rep-layer", "rep-log", "rep-warc")
-REP_MODES = ("rep-nousage", "rep", "rep-uses", "rep-notags", "rep-layer", "rep-log", "rep-warc")
+EXTRA_MODES = ("rep-notags", "rep-layer", "rep-log", "rep-warc", "rep-sqlite", "rep-sqlite-nohistory")
+REP_MODES = ("rep-nousage", "rep", "rep-uses", "rep-notags", "rep-layer", "rep-log", "rep-warc", "rep-sqlite",
+             "rep-sqlite-nohistory")
 #: The rep modes without UsageMiddleware.
 WITHOUT_USAGE = ("rep-nousage", "rep-layer")
 #: Set in a crawl's environment by --callgrind: the crawl turns callgrind's instrumentation on at spider_opened.
@@ -151,6 +154,10 @@ def mode_settings(mode: str) -> dict[str, Any]:
         settings["REP_DECISION_LOG"] = os.path.join(tempfile.mkdtemp(prefix="bench-evidence-"), "decisions.jsonl")
     if mode == "rep-warc":
         settings["REP_WARC"] = tempfile.mkdtemp(prefix="bench-evidence-")
+    if mode.startswith("rep-sqlite"):  # a new store file per crawl: every origin's robots.txt downloaded and written
+        settings["REP_STORE"] = f"sqlite:///{tempfile.mkdtemp(prefix='bench-evidence-')}/robots.db"
+    if mode == "rep-sqlite-nohistory":
+        settings["REP_HISTORY_VERSIONS"] = 0
     return settings
 
 

@@ -14,6 +14,9 @@ ROBOTSTXT_OBEY = True
 # Who we are. scrapy-rep reads robots.txt groups for the product token (SPEC 6.4) unless REP_USER_AGENT says otherwise.
 USER_AGENT = "examplebot/1.0 (+https://example.com/bot)"
 
+# The evidence of each decision (meta["rep_basis"], copied into every item by the spiders) flattened into the items.
+ITEM_PIPELINES = {"example_project.pipelines.EvidencePipeline": 300}
+
 CONCURRENT_REQUESTS_PER_DOMAIN = 8
 TELNETCONSOLE_ENABLED = False
 FEED_EXPORT_ENCODING = "utf-8"

@@ -7,6 +7,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from scrapy import version_info as scrapy_version
@@ -25,11 +26,17 @@ def scrapy(*args: str) -> subprocess.CompletedProcess[str]:
 
 def crawl(tmp_path: Path, spider: str, urls: list[str]) -> tuple[dict[str, str], str]:
     """Run a spider; return url -> outcome (and reason, for stopped requests) and Scrapy's log."""
+    outcomes, _, log = crawl_items(tmp_path, spider, urls)
+    return outcomes, log
+
+
+def crawl_items(tmp_path: Path, spider: str, urls: list[str]) -> tuple[dict[str, str], list[dict[str, Any]], str]:
+    """``crawl``, with the items as exported."""
     out = tmp_path / f"{spider}.jsonl"
     done = scrapy("crawl", spider, "-a", f"start_url={','.join(urls)}", "-O", str(out), "-s", "LOG_LEVEL=INFO")
     assert done.returncode == 0, done.stderr[-3000:]
     items = [json.loads(line) for line in out.read_text().splitlines()]
-    return {item["url"]: item.get("reason", item["outcome"]) for item in items}, done.stderr
+    return {item["url"]: item.get("reason", item["outcome"]) for item in items}, items, done.stderr
 
 
 def test_scrapy_list_shows_both_spiders() -> None:
@@ -46,6 +53,20 @@ def test_catalog_crawls_as_examplebot_through_the_addon(tmp_path: Path, demo_sit
         "IgnoreRequest: Forbidden by robots.txt: line 6 (Disallow: /members/) of the 'examplebot' group (line 5)")
     assert "'rep/requests/forbidden': 1" in log  # scrapy-rep's stats: the add-on replaced the built-in
     assert "robotstxt/request_count" not in log
+
+
+def test_every_item_carries_the_evidence_of_its_decision(tmp_path: Path, demo_site: dict[str, str]) -> None:
+    """The spiders copy meta["rep_basis"] into each item; the project's EvidencePipeline flattens the robots.txt
+    version, its fetch time and the deciding rule into it: one version for the origin, allowed and stopped alike."""
+    base = demo_site["agents"]
+    _, items, _ = crawl_items(tmp_path, "catalog", [f"{base}/", f"{base}/members/profile"])
+    by_url = {item["url"]: item for item in items}
+    crawled, stopped = by_url[f"{base}/"], by_url[f"{base}/members/profile"]
+    assert crawled["rep_basis"]["decision"] == "allowed" and stopped["rep_basis"]["decision"] == "forbidden"
+    versions = {item["robots_txt_version"] for item in items}
+    assert len(versions) == 1 and all(len(version) == 64 for version in versions)
+    assert stopped["decided_by"] == "line 6 (Disallow: /members/) of the 'examplebot' group (line 5)"
+    assert crawled["robots_txt_fetched_at"] == stopped["robots_txt_fetched_at"]
 
 
 def test_news_uses_its_own_tokens_and_crawl_delay(tmp_path: Path, demo_site: dict[str, str]) -> None:

@@ -48,7 +48,9 @@ class PageSpider(scrapy.Spider):
             yield scrapy.Request(url, errback=self.stopped)
 
     def parse(self, response: Response, **kwargs: Any) -> Iterator[dict[str, Any] | scrapy.Request]:
-        yield {"url": response.url, "outcome": "crawled", "status": response.status}
+        # The basis of the decision (scrapy-rep's evidence: the robots.txt version, the rule...), kept with the item.
+        yield {"url": response.url, "outcome": "crawled", "status": response.status,
+               "rep_basis": response.meta.get("rep_basis")}
         here = urlsplit(response.url).netloc
         for href in response.css("a::attr(href)").getall():
             url = response.urljoin(href)
@@ -57,4 +59,5 @@ class PageSpider(scrapy.Spider):
 
     def stopped(self, failure: Failure) -> Iterator[dict[str, Any]]:
         request = failure.request  # type: ignore[attr-defined]
-        yield {"url": request.url, "outcome": "stopped", "reason": f"{failure.type.__name__}: {failure.value}"}
+        yield {"url": request.url, "outcome": "stopped", "reason": f"{failure.type.__name__}: {failure.value}",
+               "rep_basis": request.meta.get("rep_basis")}
