@@ -18,6 +18,7 @@ from scrapy.settings import BaseSettings
 from .errors import ConfigError
 from .evidence import DECISION_LOG_MAX_BYTES, HISTORY_VERSIONS, WARC_MAX_BYTES, evidence_fields
 from .hooks import Clock, RobotsRequestHook, clock_setting, robots_request_setting
+from .reader import Reader
 
 __all__ = ["DAY", "SETTINGS", "Clock", "Config", "ConfigError", "RobotsRequestHook", "unknown_settings"]
 from .redis_target import InvalidRedisSetting, RedisTarget, is_settings_form, redact, target_from_settings
@@ -125,7 +126,7 @@ class Config:
         if not settings.getbool("ROBOTSTXT_OBEY"):
             raise NotConfigured("ROBOTSTXT_OBEY is False")
         check_known_settings(settings)
-        read = _Reader(settings)
+        read = Reader(settings)
         tokens = _tokens(settings)
         config = cls(
             user_agents=tokens.tokens,
@@ -175,40 +176,6 @@ class Config:
         return config
 
 
-class _Reader:
-    """Typed reads that turn every malformed value into a ``ConfigError`` naming the setting."""
-
-    def __init__(self, settings: BaseSettings) -> None:
-        self.settings = settings
-
-    def seconds(self, name: str, default: float, *, minimum: float) -> float:
-        value = self.settings.get(name, default)
-        try:
-            number = float(value)
-        except (TypeError, ValueError):
-            raise ConfigError(name, value, "expected a number of seconds") from None
-        if isinstance(value, bool) or not number >= minimum or number == float("inf"):
-            raise ConfigError(name, value, f"expected a finite number of seconds >= {minimum:g}")
-        return number
-
-    def integer(self, name: str, default: int, *, minimum: int) -> int:
-        value = self.settings.get(name, default)
-        try:
-            number = int(value)
-        except (TypeError, ValueError):
-            raise ConfigError(name, value, "expected an integer") from None
-        if isinstance(value, bool) or (isinstance(value, float) and value != number) or number < minimum:
-            raise ConfigError(name, value, f"expected an integer >= {minimum}")
-        return number
-
-    def boolean(self, name: str, default: bool) -> bool:
-        value = self.settings.get(name, default)
-        try:
-            return self.settings.getbool(name, default)
-        except ValueError:
-            raise ConfigError(name, value, "expected True or False") from None
-
-
 def _tokens(settings: BaseSettings) -> Tokens:
     """SPEC 6.3-6.4: the ``Tokens`` obeyed (scrapy_rep.config.tokens); a bad REP_USER_AGENT entry is a ConfigError."""
     try:
@@ -217,7 +184,7 @@ def _tokens(settings: BaseSettings) -> Tokens:
         raise ConfigError(exc.setting, exc.value, exc.why) from None
 
 
-def _max_size(read: _Reader) -> int:
+def _max_size(read: Reader) -> int:
     """SPEC 4.4: at least RFC 9309's 500 KiB, unless REP_ALLOW_SMALL_MAX_SIZE acknowledges a smaller cap."""
     value = read.settings.get("REP_MAX_SIZE", Config.max_size)
     max_size = read.integer("REP_MAX_SIZE", Config.max_size, minimum=1)
@@ -255,7 +222,7 @@ def _redis_target(settings: BaseSettings, store: str) -> RedisTarget | None:
         raise ConfigError(exc.setting, exc.value, exc.why) from None
 
 
-def _uses(settings: BaseSettings, read: _Reader) -> dict[str, Any]:
+def _uses(settings: BaseSettings, read: Reader) -> dict[str, Any]:
     """The fields of the content-use settings (uses.py)."""
     try:
         uses = content_uses(settings.get("REP_CONTENT_USES"))

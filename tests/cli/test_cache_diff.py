@@ -16,6 +16,7 @@ from scrapy_rep.stores import Entry, Outcome, Version, iso, open_store
 from tests.stores.storetools import RedisServer, run
 
 from .conftest import run_cli
+from .test_cache import put
 
 ORIGIN = "https://example.com"
 URL = f"{ORIGIN}/robots.txt"
@@ -45,16 +46,6 @@ def uri(request: pytest.FixtureRequest, tmp_path: Path) -> str:
         return f"sqlite:///{tmp_path}/rep.db"
     server: RedisServer = request.getfixturevalue("redis_server")
     return server.url
-
-
-def put(uri: str, *entries: Entry) -> None:
-    async def write() -> None:
-        store = open_store(uri)
-        for item in entries:
-            await store.put(item)
-        await store.close()
-
-    run(write())
 
 
 def diff(uri: str, origin: str = ORIGIN, a: str | None = None, b: str | None = None,
