@@ -20,6 +20,7 @@ import importlib.metadata
 import io
 import socket
 import uuid
+import zlib
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -85,13 +86,20 @@ class Copy:
     response: Response | None
 
 
+#: zlib's level for each record's gzip member. warcio's own gzip=True uses 9, which was 55 % of a copy's 0.33 ms: on
+#: 300 of the corpus's robots.txt files (6.3 KB on average) level 9 takes 214 µs for 1,222 bytes, level 6 80 µs for
+#: 1,251 (2.4 % more), level 1 37 µs for 1,430.
+GZIP_LEVEL = 6
+
+
 class Records:
     """Builds and serializes records; ``gzip``: each record a gzip member of its own (``.warc.gz``)."""
 
     def __init__(self, gzip: bool, info: CrawlInfo) -> None:
         self.info = info
+        self.gzip = gzip
         self._buffer = io.BytesIO()
-        self._writer = WARCWriter(self._buffer, gzip=gzip, warc_version=WARC_VERSION)
+        self._writer = WARCWriter(self._buffer, gzip=False, warc_version=WARC_VERSION)  # gzipped here: GZIP_LEVEL
 
     def warcinfo(self, filename: str, now: float) -> tuple[str, bytes]:
         """The first record of file ``filename``: its record id and bytes."""
@@ -164,6 +172,9 @@ class Records:
         data = self._buffer.getvalue()
         self._buffer.seek(0)
         self._buffer.truncate()
+        if self.gzip:  # a gzip member per record, as warcio's own gzip=True writes, at GZIP_LEVEL
+            member = zlib.compressobj(GZIP_LEVEL, zlib.DEFLATED, zlib.MAX_WBITS + 16)
+            data = member.compress(data) + member.flush()
         return data
 
 
