@@ -53,8 +53,8 @@ class Source(enum.Enum):
 
 class Current(NamedTuple):
     """A current entry, where it came from and, when this process downloaded robots.txt for it, how that download
-    ended (what the log says about redirects; an entry read from the store has no such detail: ``Entry`` stores no
-    URL)."""
+    ended (what the log says about redirects, and the response the ``robots_version_adopted`` signal carries; an entry
+    read from the store has its version's final URL only)."""
 
     entry: Entry
     source: Source
