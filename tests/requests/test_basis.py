@@ -167,3 +167,20 @@ async def test_requests_passed_through_say_why_they_were_not_checked(sites: Any)
         "data:,hello": ("passed_through", "no_robots_location", None),
     }
     assert site.hits_for("/robots.txt") == 0
+
+
+@pytest_twisted.ensureDeferred
+async def test_the_tdmrep_json_copy_read_is_named_with_its_version_and_the_usage_sources(sites: Any) -> None:
+    """REP_TDMREP: the basis names the origin's tdmrep.json copy (its version: the file's SHA-256) and, in
+    ``usage``, the statement that decided each use (here the file's reservation of the page)."""
+    tdmrep = json.dumps([{"location": "/*", "tdm-reservation": 1}]).encode()
+    site = sites()
+    site.route("/robots.txt", robots(RULES))
+    site.route("/.well-known/tdmrep.json", Reply(body=tdmrep, headers={"Content-Type": "application/json"}))
+    clock = Clock()
+    clock.advance(1_764_337_291.5)
+    result = await crawl([site.url("/a")], spider=BasisSpider, REP_TDMREP=True, REP_CLOCK=lambda: clock)
+    basis = spider_of(result).bases[site.url("/a")]
+    assert basis["tdmrep"] == {"url": site.url("/.well-known/tdmrep.json"), "version": sha(tdmrep),
+                               "fetched_at": "2025-11-28T13:41:31.500Z", "status": 200}
+    assert basis["usage"]["tdm"]["source"] == "tdmrep.json" and basis["usage"]["tdm"]["value"] == "n"
