@@ -29,7 +29,7 @@ import redis
 
 from benchmarks._corpus import load_corpus
 from scrapy_rep.matcher import MAX_BYTES, _compact, parse
-from scrapy_rep.stores import Entry, Outcome, Store, StoreError, open_store
+from scrapy_rep.stores import Entry, Outcome, Store, StoreError, Version, open_store
 from tests.stores.storetools import RedisServer
 
 AGENT = "examplebot"
@@ -45,9 +45,12 @@ def bodies() -> list[bytes]:
 
 
 def entry_for(i: int, body: bytes) -> Entry:
-    """A fresh entry for origin ``i`` with its own copy of ``body`` (as if downloaded)."""
-    return Entry(origin=f"https://site{i}.example", outcome=Outcome.RULES, fetched_at=NOW, expires_at=NOW + 86400,
-                 body=bytes(bytearray(body)), status=200)
+    """A fresh entry for origin ``i`` with its own copy of ``body`` and its version, its final URL a string of its own
+    (as if downloaded: robots.policy.next_entry)."""
+    origin = f"https://site{i}.example"
+    return Entry(origin=origin, outcome=Outcome.RULES, fetched_at=NOW, expires_at=NOW + 86400,
+                 body=bytes(bytearray(body)), status=200,
+                 version=Version.of(body, NOW, 200, "".join((origin, "/robots.txt"))))
 
 
 def table(title: str, header: list[str], rows: list[list[Any]]) -> None:

@@ -56,16 +56,21 @@ class Version:
     for a 4xx or a redirect chain that ended without a file); ``fetched_at`` when it was downloaded (epoch seconds);
     ``status`` the final response's status (None: the chain ended without one); ``url`` the final URL, after
     redirects. Made once, by the process that downloaded the copy, and stored with the entry: every process that reads
-    the entry knows the same version."""
+    the entry knows the same version. The digest is held as its 32 bytes (a broad crawl holds a version per origin;
+    its hex would be 48 bytes more) and ``id`` spells it."""
 
-    id: str
+    digest: bytes
     fetched_at: float
     status: int | None
     url: str | None
 
     @classmethod
     def of(cls, body: bytes, fetched_at: float, status: int | None, url: str | None) -> Version:
-        return cls(hashlib.sha256(body).hexdigest(), fetched_at, status, url)
+        return cls(hashlib.sha256(body).digest(), fetched_at, status, url)
+
+    @property
+    def id(self) -> str:
+        return self.digest.hex()
 
     def to_record(self) -> dict[str, Any]:
         return {"id": self.id, "fetched_at": self.fetched_at, "status": self.status, "url": self.url}
@@ -76,7 +81,8 @@ class Version:
         ident = str(record["id"])
         if len(ident) != 64 or not all(char in "0123456789abcdef" for char in ident):
             raise ValueError(f"not a SHA-256: {ident!r}")
-        return cls(ident, float(record["fetched_at"]), None if record["status"] is None else int(record["status"]),
+        return cls(bytes.fromhex(ident), float(record["fetched_at"]),
+                   None if record["status"] is None else int(record["status"]),
                    None if record["url"] is None else str(record["url"]))
 
 
