@@ -184,3 +184,24 @@ async def test_the_tdmrep_json_copy_read_is_named_with_its_version_and_the_usage
     assert basis["tdmrep"] == {"url": site.url("/.well-known/tdmrep.json"), "version": sha(tdmrep),
                                "fetched_at": "2025-11-28T13:41:31.500Z", "status": 200}
     assert basis["usage"]["tdm"]["source"] == "tdmrep.json" and basis["usage"]["tdm"]["value"] == "n"
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_request_dropped_after_waiting_carries_why_and_the_failing_entry(sites: Any) -> None:
+    """SPEC 2.3: robots.txt answers 503, the request waits, REP_HOLD_TIMEOUT passes: dropped. Its errback sees the
+    basis: ``dropped``, robots.txt unavailable, and the entry it waited on (no copy, failing since the first try)."""
+    clock = Clock()
+    site = sites()
+    site.route("/robots.txt", Reply(status=503))
+    crawlers: list[Crawler] = []
+    result = await crawl(
+        [site.url("/a")], spider=BasisSpider, on_crawler=crawlers.append, REP_CLOCK=lambda: clock,
+        REP_HOLD_TIMEOUT=60, REP_UNAVAILABLE_RETRY_DELAY=3600, REP_UNAVAILABLE_RETRY_MAX_DELAY=3600,
+        spider_kwargs={"phases": [(when_settled(crawlers, lambda: clock.advance(61)), [])]},
+    )
+    basis = spider_of(result).failed_meta[site.url("/a")]
+    assert (basis["decision"], basis["reason"]) == ("dropped", "robots.txt unavailable (timeout)")
+    assert basis["robots_txt"] == {"url": site.origin() + "/robots.txt", "version": None, "fetched_at": None,
+                                   "status": None, "final_url": None, "outcome": "disallow-all",
+                                   "failing": {"since": iso(0), "attempts": 1, "last": "503"}}
+    assert result.stat("rep/requests/dropped_after_hold") == 1
