@@ -1,9 +1,10 @@
 """What the crawl is told once when it starts (SPEC 6.4, 8.4), in one block: which product tokens robots.txt is
 obeyed as (a WARNING when none: only the ``*`` groups apply), which cache holds the robots.txt outcomes (its kind and
 file or server), a WARNING when REP_ENFORCE = False (a forgotten dry run crawls what robots.txt forbids) and one for
-a memory store under a fleet's shared queue. Once the spider is open, how many origins a persistent cache already
-holds. A configuration error (an unknown ``REP_*`` name among them: ``config.check_known_settings``) is one CRITICAL
-line, its traceback not repeated by asyncio or Twisted (issue 25)."""
+a memory store under a fleet's shared queue, and the evidence kept beyond each decision's basis. Once the spider is
+open, how many origins a persistent cache already holds. A configuration error (an unknown ``REP_*`` name among
+them: ``config.check_known_settings``) is one CRITICAL line, its traceback not repeated by asyncio or Twisted
+(issue 25)."""
 
 from __future__ import annotations
 
@@ -74,6 +75,7 @@ def say_at_start(config: Config, settings: BaseSettings, store: Store) -> None:
                        "sent anyway and counted under rep/dry_run/ (the close report says what enforcing would "
                        "have stopped); remove the setting to obey robots.txt")
     say_uses(config)
+    say_evidence(config, store)
     parser = settings.get("ROBOTSTXT_PARSER")
     if (settings.getpriority("ROBOTSTXT_PARSER") or 0) > 0 and parser not in OUR_PARSER:
         logger.warning("scrapy-rep: ROBOTSTXT_PARSER = %r is not used: scrapy_rep.RobotsMiddleware decides with "
@@ -101,6 +103,21 @@ def say_uses(config: Config) -> None:
         logger.warning("scrapy-rep: REP_TDMREP = False: the origins' /.well-known/tdmrep.json is not read, so a TDM "
                        "reservation stated only there is not obeyed for %s; remove the setting to read it",
                        ", ".join(sorted(TDM_USES.intersection(config.content_uses))))
+
+
+def say_evidence(config: Config, store: Store) -> None:
+    """What the crawl keeps to prove later what robots.txt said (docs/evidence.md), when it keeps more than the
+    version and basis it always keeps: the store's history, the decision log, the WARC archive."""
+    kept = []
+    if config.history_versions and not isinstance(store, MemoryStore):
+        kept.append(f"each origin's last {config.history_versions:,} robots.txt versions in the store "
+                    "(REP_HISTORY_VERSIONS)")
+    if config.decision_log:
+        kept.append(f"a decision log in {config.decision_log} (REP_DECISION_LOG)")
+    if config.warc:
+        kept.append(f"a WARC archive of every robots.txt copy in {config.warc} (REP_WARC)")
+    if kept:
+        logger.info("scrapy-rep: evidence kept: %s", "; ".join(kept))
 
 
 async def say_cache_size(store: Store, spider: Any) -> None:

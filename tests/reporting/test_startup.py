@@ -125,3 +125,24 @@ async def test_a_robotstxt_parser_of_its_own_is_said_not_to_be_used(sites: Any, 
                      "with Google's matching (the setting serves Scrapy's built-in middleware); remove it"]
                     if warned else [])
     assert result.downloaded == [site.url("/a")]
+
+
+@pytest.mark.parametrize(("settings", "expected"), [
+    ({}, []),  # the memory store keeps no history; nothing opt-in
+    ({"REP_STORE": "sqlite"}, ["scrapy-rep: evidence kept: each origin's last 100 robots.txt versions in the store "
+                               "(REP_HISTORY_VERSIONS)"]),
+    ({"REP_STORE": "sqlite", "REP_HISTORY_VERSIONS": 0, "REP_DECISION_LOG": "log", "REP_WARC": "warc"},
+     ["scrapy-rep: evidence kept: a decision log in {tmp}/decisions.jsonl (REP_DECISION_LOG); a WARC archive of every "
+      "robots.txt copy in {tmp}/warc (REP_WARC)"]),
+])
+@pytest_twisted.ensureDeferred
+async def test_the_evidence_kept_is_said_at_start(sites: Any, caplog: pytest.LogCaptureFixture, tmp_path: Path,
+                                                 settings: dict[str, Any], expected: list[str]) -> None:
+    paths = {"REP_STORE": f"sqlite:///{tmp_path}/rep.db", "REP_DECISION_LOG": f"{tmp_path}/decisions.jsonl",
+             "REP_WARC": f"{tmp_path}/warc"}
+    site = sites()
+    with caplog.at_level(logging.INFO):
+        await crawl([site.url("/a")], **{name: paths.get(name, value) if name in paths else value
+                                         for name, value in settings.items()})
+    assert [line for line in messages(caplog) if line.startswith("scrapy-rep: evidence")] == [
+        line.format(tmp=tmp_path) for line in expected]
