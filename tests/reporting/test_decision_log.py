@@ -51,12 +51,14 @@ def basis(n: int, decision: str = "allowed") -> dict[str, Any]:
 
 def opened(tmp_path: Path, clock: Clock, path: Path | None = None, **settings: Any) -> tuple[DecisionLog, Crawler]:
     crawler = get_crawler(Spider, {"ROBOTSTXT_OBEY": True, "REP_DECISION_LOG": str(path or tmp_path / NAME),
-                                   "REP_CLOCK": lambda: clock, "MEMUSAGE_ENABLED": False, **settings})
+                                   "REP_CLOCK": lambda: clock, "MEMUSAGE_ENABLED": False,
+                                   "TELNETCONSOLE_ENABLED": False, **settings})
     return DecisionLog.from_crawler(crawler, Config.from_settings(crawler.settings)), crawler
 
 
 def stop(crawler: Crawler) -> None:
-    """What the engine sends when the crawl ends (MemoryUsage, whose handler needs a started crawl, is off)."""
+    """What the engine sends when the crawl ends (MemoryUsage and, on Scrapy 2.13, TelnetConsole, whose handlers need
+    a started crawl, are off)."""
     crawler.signals.send_catch_log(signals.engine_stopped)
 
 
