@@ -127,7 +127,7 @@ def _line(line: Rule | DirectiveLine) -> str:
 
 def _version_json(version: HistoryVersion) -> dict[str, Any]:
     return {"id": version.id, "outcome": version.outcome.value, "status": version.status, "url": version.url,
-            "first_seen": iso(version.first_seen), "last_seen": iso(version.last_seen),
+            "first_seen": version.first_seen, "last_seen": version.last_seen,  # epoch seconds, as history --json
             "compared_as_empty": version.outcome is not Outcome.RULES}
 
 

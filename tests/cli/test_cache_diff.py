@@ -107,7 +107,7 @@ def test_json_is_the_same_as_data(uri: str) -> None:
     document = json.loads(text)
     assert document["origin"] == ORIGIN and document["changed"] is True
     assert document["from"] == {"id": hashlib.sha256(V1).hexdigest(), "outcome": "rules", "status": 200, "url": URL,
-                                "first_seen": iso(T1), "last_seen": iso(T1), "compared_as_empty": False}
+                                "first_seen": T1, "last_seen": T1, "compared_as_empty": False}
     assert document["groups"] == [
         {"tokens": ["examplebot"], "in_old": True, "in_new": True,
          "added": [{"directive": "Disallow", "value": "/new/", "line": 4}],
