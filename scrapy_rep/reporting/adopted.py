@@ -30,10 +30,6 @@ if TYPE_CHECKING:
 #: The signal object (``crawler.signals.connect(handler, signal=scrapy_rep.robots_version_adopted)``).
 robots_version_adopted = object()
 
-#: ``source`` by where the entry came from (robots.refresh.Source's names).
-SOURCES = {"DOWNLOADED": "downloaded", "STORE": "store", "OTHER_CRAWLER": "other_crawler"}
-
-
 def is_new_version(previous: Entry | None, entry: Entry) -> bool:
     """Whether adopting ``entry`` adopts a version: it has one, and it is not the one in effect (a copy kept on error
     keeps its version)."""

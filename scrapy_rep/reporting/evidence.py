@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ..stores import Outcome
-from .adopted import SOURCES, is_new_version, say_adopted
+from .adopted import is_new_version, say_adopted
 from .rule_changes import say_rule_changes
 
 if TYPE_CHECKING:
@@ -50,4 +50,4 @@ class Evidence:
                              self.crawler.spider)
         if source is not None and is_new_version(previous, entry):
             response = None if fetched is None else fetched.response
-            await say_adopted(self.crawler, entry, robots_url, SOURCES[source.name], response)
+            await say_adopted(self.crawler, entry, robots_url, source.name.lower(), response)  # e.g. other_crawler
