@@ -180,6 +180,11 @@ def test_list_and_purge_while_another_connection_writes(uri: str) -> None:
             await store.put(entry(origin))
             written.append(origin)
             started.set()
+            # Load, not synchronisation: a crawler writes once per robots.txt download, with the network between. A
+            # loop with no pause holds the file's write lock nearly all the time (a put is one transaction: the entry
+            # and its history), and SQLite's busy handler, which retries in sleeps of 1-100 ms, then seldom finds it
+            # free: the CLI's purge waited out its 5 s timeout in one fresh-clone run of .ci/run.
+            await asyncio.sleep(0.001)
         await store.close()
 
     writer = threading.Thread(target=lambda: asyncio.run(write()))
