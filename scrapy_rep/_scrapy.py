@@ -22,6 +22,10 @@ internal                                             used for                   
 ``ExecutionEngine._slot.scheduler``: ``.dqs``        at close, waiting requests go back to a      they are dropped at
 (Scrapy's, with JOBDIR), ``.persist`` (scrapy-       scheduler that keeps its queue; REP_MAX_     close; REP_MAX_PARKED
 redis's); its class's module                         PARKED's default for a shared queue          10,000
+``ExecutionEngine._slot.scheduler.df`` (both          a forbidden link refused at discovery goes  refused in the
+schedulers' dupefilter: ``request_seen``, ``log``)   through the dupefilter first, as the        downloader, as with
+                                                     scheduler would take it: a duplicate is     Scrapy's built-in
+                                                     filtered, not counted                       (``discovery``)
 ``Downloader.slots[key].delay``,                     the opt-in crawl-delay (SPEC 6.5) as the    crawl-delay not
 ``Downloader.per_slot_settings``                     slot's download delay                       applied
                                                                                                  (``crawl_delay``)
@@ -211,6 +215,7 @@ ENGINE_SLOT = "_slot"  # ExecutionEngine._slot: .closing (a Deferred once closin
 DOWNLOADER_ACTIVE = "active"  # Downloader.active: the set of requests in the downloader
 DOWNLOADER_SLOTS = "slots"  # Downloader.slots: key -> Slot, whose .delay is the download delay
 DOWNLOADER_PER_SLOT = "per_slot_settings"  # Downloader.per_slot_settings: key -> settings of slots created later
+SCHEDULER_DUPEFILTER = "df"  # Scheduler.df (Scrapy's and scrapy-redis's): the dupefilter it filters requests with
 SCHEDULER_DISK_QUEUE = "dqs"  # scrapy.core.scheduler.Scheduler.dqs: its disk queue with JOBDIR, else None
 
 
@@ -277,6 +282,21 @@ class Internals:
         if self.scheduler_is_shared():
             return bool(getattr(scheduler, "persist", False))
         return getattr(scheduler, SCHEDULER_DISK_QUEUE, None) is not None
+
+    def dupefilter(self) -> Any:
+        """The scheduler's dupefilter (``df``: Scrapy's and scrapy-redis's schedulers both filter a request with
+        ``request_seen`` and say so with ``log``), or None (degraded, said once)."""
+        if "discovery" in self.degraded:
+            return None
+        scheduler = self._scheduler()
+        if scheduler is None:
+            return None  # no engine slot yet (or any more): nothing is scheduled now
+        df = getattr(scheduler, SCHEDULER_DUPEFILTER, None)
+        if not callable(getattr(df, "request_seen", None)) or not callable(getattr(df, "log", None)):
+            self._degrade("discovery", "the scheduler has no dupefilter (df) as expected",
+                          "forbidden links are refused in the downloader, as with Scrapy's built-in middleware")
+            return None
+        return df
 
     def engine_closing(self) -> bool:
         """True once the engine has begun closing the spider (or has no slot any more)."""

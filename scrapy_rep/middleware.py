@@ -16,10 +16,11 @@ treats as a network error: the origin never stays pending. docs/architecture.md 
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
-from scrapy import signals
+from scrapy import Request, signals
 from scrapy.exceptions import IgnoreRequest
+from scrapy.spidermiddlewares.base import BaseSpiderMiddleware
 from scrapy.utils.defer import deferred_from_coro
 from scrapy.utils.httpobj import urlparse_cached
 
@@ -37,6 +38,7 @@ from .reporting.waiting_log import CLOSING, REQUEUE
 from .requests.basis import PASSED_THROUGH, unchecked
 from .requests.clean_param import CleanParams
 from .requests.decision import Decider
+from .requests.discovery import Discovery
 from .requests.dry_run import DryRun
 from .requests.page_directives import check_spider_middlewares
 from .requests.parking import AT_CLOSE, RELEASED, mark_scheduled
@@ -58,7 +60,7 @@ from .stores.startup import open_crawler_store
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator
 
-    from scrapy import Request, Spider
+    from scrapy import Spider
     from scrapy.crawler import Crawler
     from scrapy.http import Response
     from scrapy.statscollectors import StatsCollector
@@ -100,6 +102,8 @@ class RobotsMiddleware:
         self._decider = Decider(crawler, config, self.stats, self.origins, self._dry_run, self._report, clock,
                                 self.evidence.log)
         self._clean = CleanParams(crawler, self.stats) if config.clean_param else None  # REP_CLEAN_PARAM
+        self.discovery = Discovery(crawler, self.internals, self.stats, self.origins, clock, self._decider,
+                                   self._clean) if config.refuse_at_discovery and config.enforce else None
         self._closed = False  # after spider_closed: no more fetches or retries
         crawler.signals.connect(self._spider_opened, signal=signals.spider_opened)
         crawler.signals.connect(self.waiting.spider_idle, signal=signals.spider_idle)
@@ -114,7 +118,7 @@ class RobotsMiddleware:
             check_middlewares(crawler.settings)
             check_spider_middlewares(crawler.settings, config, RobotsStartMiddleware)
             check_usage_middleware(crawler.settings, config)
-            clock = config.clock or _reactor()
+            clock = config.time()
             store = open_crawler_store(config, clock)  # Redis: the asyncio reactor, one PING (stores/startup.py)
         except ConfigError as exc:
             say_config_error(exc)
@@ -156,7 +160,8 @@ class RobotsMiddleware:
             return self._answer(request, origin, snapshot)
         if self._clean is not None and (canonical := self._clean.rewritten(request, snapshot[1])):
             return canonical  # back through the scheduler under its canonical URL (clean_param.py)
-        self._decider.decide(request, *snapshot)
+        if (refused := self._decider.decide(request, *snapshot)) is not None:
+            raise refused
         return None
 
     async def _waited(self, request: Request, origin: Origin, *, robots_url: bool) -> Response | Request | None:
@@ -179,7 +184,8 @@ class RobotsMiddleware:
             return self._answer(request, origin, result)
         if self._clean is not None and (canonical := self._clean.rewritten(request, result[1])):
             return canonical  # as a forbidden one, it leaves its downloader place (clean_param.py)
-        self._decider.decide(request, *result)
+        if (refused := self._decider.decide(request, *result)) is not None:
+            raise refused
         if not parked:
             return None
         if not straight:
@@ -319,17 +325,12 @@ class RobotsMiddleware:
         self.places.close()  # after the refresher's: a fetch it stops stores no outcome (refresh.py)
 
 
-class RobotsStartMiddleware:
-    """The spider middleware (add-on: ``START_ORDER``, nearest the engine): while robots.txt fetches hold downloader
+class RobotsStartMiddleware(BaseSpiderMiddleware):
+    """The spider middleware (add-on: ``START_ORDER``, nearest the engine). Every request a callback yields, and
+    every start request, of an origin whose robots.txt is held goes through ``RobotsMiddleware.discovery``: a
+    forbidden one is refused there, never scheduled (requests/discovery.py). While robots.txt fetches hold downloader
     places, the next start request is read only when the scheduler holds fewer than CONCURRENT_REQUESTS (otherwise
     the engine moves every start request into the scheduler as it backs out; ``Places.start_room``)."""
-
-    def __init__(self, crawler: Crawler) -> None:
-        self.crawler = crawler
-
-    @classmethod
-    def from_crawler(cls, crawler: Crawler) -> Self:
-        return cls(crawler)
 
     async def process_start(self, start: AsyncIterator[Any]) -> AsyncIterator[Any]:
         robots = self.crawler.get_downloader_middleware(RobotsMiddleware)
@@ -340,10 +341,10 @@ class RobotsStartMiddleware:
                 item = await anext(start)
             except StopAsyncIteration:
                 return
-            yield item
+            if not isinstance(item, Request) or (item := self.get_processed_request(item, None)) is not None:
+                yield item
 
+    def get_processed_request(self, request: Request, response: Response | None) -> Request | None:
+        robots = self.crawler.get_downloader_middleware(RobotsMiddleware)
+        return request if robots is None or robots.discovery is None else robots.discovery.scheduled(request)
 
-def _reactor() -> Clock:
-    from twisted.internet import reactor
-
-    return cast(Clock, reactor)

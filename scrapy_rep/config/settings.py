@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import difflib
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 from urllib.parse import urlsplit
 
 from scrapy.exceptions import NotConfigured
@@ -42,7 +42,7 @@ SETTINGS = (
     "REP_STORE_LEASE_TTL", "REP_CLOCK", "REP_ROBOTS_REQUEST", "REP_ENFORCE", "REP_CONTENT_USES", "REP_ROBOTS_TAGS",
     "REP_OBEY_NOFOLLOW", "REP_OBEY_NOINDEX", "REP_CLEAN_PARAM", "REP_TDMREP", "REP_USAGE_LEGACY_LABELS",
     "REP_USAGE_DISCOVERY", "REP_HISTORY_VERSIONS", "REP_WARC", "REP_WARC_MAX_BYTES", "REP_DECISION_LOG",
-    "REP_DECISION_LOG_MAX_BYTES",
+    "REP_DECISION_LOG_MAX_BYTES", "REP_REFUSE_AT_DISCOVERY",
 )
 
 
@@ -111,6 +111,9 @@ class Config:
     #: REP_CLEAN_PARAM (opt-in): a request's URL loses the parameters its robots.txt's Clean-param lines list
     #: (Yandex's directive; clean_param.py), and goes back to the scheduler under the canonical URL.
     clean_param: bool = False
+    #: REP_REFUSE_AT_DISCOVERY: a request a callback yields whose origin's robots.txt is held, fresh, is decided in
+    #: the spider middleware, and a forbidden one never scheduled (requests/discovery.py); False: in the downloader.
+    refuse_at_discovery: bool = True
     #: REP_HISTORY_VERSIONS: the robots.txt versions a SQLite or Redis store keeps per origin; 0: none (evidence.py).
     history_versions: int = HISTORY_VERSIONS
     #: REP_WARC (opt-in): the file or directory of the WARC archive of every robots.txt copy the crawl used.
@@ -119,6 +122,14 @@ class Config:
     #: REP_DECISION_LOG (opt-in): the JSON-lines file of every checked request's decision, rotated by size.
     decision_log: str | None = None
     decision_log_max_bytes: int = DECISION_LOG_MAX_BYTES
+
+    def time(self) -> Clock:
+        """The crawl's clock: REP_CLOCK, else the reactor (imported when asked: Scrapy has installed one by then)."""
+        if self.clock is not None:
+            return self.clock
+        from twisted.internet import reactor
+
+        return cast("Clock", reactor)
 
     @classmethod
     def from_settings(cls, settings: BaseSettings) -> Config:
@@ -169,6 +180,7 @@ class Config:
             obey_nofollow=read.boolean("REP_OBEY_NOFOLLOW", cls.obey_nofollow),
             obey_noindex=read.boolean("REP_OBEY_NOINDEX", cls.obey_noindex),
             clean_param=read.boolean("REP_CLEAN_PARAM", cls.clean_param),
+            refuse_at_discovery=read.boolean("REP_REFUSE_AT_DISCOVERY", cls.refuse_at_discovery),
             **evidence_fields(settings),
         )
         _check_page_directives(config, settings)

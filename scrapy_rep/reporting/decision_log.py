@@ -82,7 +82,7 @@ class DecisionLog:
         """The log of ``config.decision_log`` (set), its file opened now; closed at the crawler's ``engine_stopped``,
         whose handler is held by a weak reference: the caller keeps the log."""
         assert config.decision_log is not None and crawler.stats is not None
-        log = cls(config.decision_log, config.decision_log_max_bytes, crawler.stats, config.clock or _reactor())
+        log = cls(config.decision_log, config.decision_log_max_bytes, crawler.stats, config.time())
         crawler.signals.connect(log.close, signal=signals.engine_stopped)
         return log
 
@@ -190,8 +190,3 @@ class DecisionLog:
             return False
         return True
 
-
-def _reactor() -> Clock:
-    from twisted.internet import reactor
-
-    return cast("Clock", reactor)

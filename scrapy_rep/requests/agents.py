@@ -66,12 +66,16 @@ class RequestAgents:
     def decision_form(self, request: Request, entry: Entry,
                       rules: AgentRules | None) -> tuple[tuple[str, ...], AgentRules | None]:
         """(the tokens ``request`` obeys, ``entry``'s decision form for them), from ``rules``, the origin's form for
-        the crawl's tokens; a request with a header of its own counted under ``rep/user_agent/own_header``."""
+        the crawl's tokens (``count``: a request with a header of its own decided by them)."""
         tokens = self.tokens(request)
         if tokens is self.default:
             return tokens, rules
-        self.stats.inc_value("rep/user_agent/own_header")
         return tokens, self.rules(tokens, entry, rules)
+
+    def count(self, tokens: tuple[str, ...]) -> None:
+        """A request decided by ``tokens``: one with a header of its own counted under ``rep/user_agent/own_header``."""
+        if tokens is not self.default:
+            self.stats.inc_value("rep/user_agent/own_header")
 
     def rules(self, tokens: tuple[str, ...], entry: Entry, rules: AgentRules | None) -> AgentRules | None:
         """The decision form of ``entry`` for ``tokens``: ``rules`` (the origin's, for the crawl's tokens) when they

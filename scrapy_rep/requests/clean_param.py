@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from scrapy.crawler import Crawler
     from scrapy.statscollectors import StatsCollector
 
-    from ..matcher import AgentRules
+    from ..matcher import AgentRules, CleanParam
 
 
 class CleanParams:
@@ -30,11 +30,11 @@ class CleanParams:
     def rewritten(self, request: Request, rules: AgentRules | None) -> Request | None:
         """A copy of ``request`` with the canonical URL, or None when its origin's Clean-param lines remove nothing
         from its URL (or the origin has none: the common case, one attribute read)."""
-        if rules is None or not rules.clean_params:
-            return None
-        cleaned = rules.clean(request.url)
-        if cleaned is None:
-            return None
+        cleaned = canonical(request, rules)
+        return None if cleaned is None else self.rewrite(request, cleaned)
+
+    def rewrite(self, request: Request, cleaned: tuple[str, tuple[CleanParam, ...]]) -> Request:
+        """The copy of ``request`` under ``cleaned``'s URL (``canonical``'s answer), counted and logged."""
         url, applied = cleaned
         self.stats.inc_value("rep/requests/rewritten")
         self.stats.inc_value("rep/requests/rewritten/clean_param")
@@ -42,3 +42,10 @@ class CleanParams:
                      "; ".join(f"line {rule.line}: Clean-param: {rule.written}" for rule in applied),
                      extra={"spider": self.crawler.spider})
         return request.replace(url=url)
+
+
+def canonical(request: Request, rules: AgentRules | None) -> tuple[str, tuple[CleanParam, ...]] | None:
+    """(``request``'s canonical URL, the Clean-param lines that made it), or None when they remove nothing."""
+    if rules is None or not rules.clean_params:
+        return None
+    return rules.clean(request.url)

@@ -1,14 +1,18 @@
 """One request decided against its origin's entry (SPEC 8.1-8.2): one path for every caller.
 
-``Decider.decide`` allows a request (its usage answer put in its meta: usage.py) or forbids it: a rule disallows it
-(the rule cited, ``matcher.cite``), or an opt-out known before download refuses a use of REP_CONTENT_USES. It puts
-the decision's basis in the request's meta (basis.py) and writes it to the decision log (REP_DECISION_LOG), counts
-the outcome once (``rep/requests/allowed`` or ``forbidden``), tells the close report, and raises ``IgnoreRequest``
-(the basis attached) for a forbidden one unless the crawl is a dry run (dry_run.py).
+``Decider.judge`` reads what the entry says of a request, with no side effect: the tokens it obeys, the matcher's
+verdict (the rule cited, ``matcher.cite``), what the opt-outs known before download say and whether one refuses a use
+of REP_CONTENT_USES. ``Decider.decide`` records a judgement: the request is allowed (its usage answer put in its meta:
+usage.py) or forbidden; its basis goes in its meta (basis.py) and to the decision log (REP_DECISION_LOG), the outcome
+is counted once (``rep/requests/allowed`` or ``forbidden``), the close report is told, and a forbidden request's
+``IgnoreRequest`` (the basis attached) is returned for the caller to raise, unless the crawl is a dry run
+(dry_run.py). The downloader middleware decides every request it checks; the spider middleware judges the requests a
+callback yields and records only those forbidden (discovery.py).
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..robotparser import url_to_decide
@@ -19,15 +23,33 @@ from .usage import Usage, refusal_words
 if TYPE_CHECKING:
     from scrapy import Request
     from scrapy.crawler import Crawler
+    from scrapy.exceptions import IgnoreRequest
     from scrapy.statscollectors import StatsCollector
 
     from ..config import Clock, Config
-    from ..matcher import AgentRules, Statement
+    from ..matcher import AgentRules, Statement, Verdict
     from ..reporting.close_report import CloseReport
     from ..reporting.decision_log import DecisionLog
-    from ..robots.state import OriginMap
+    from ..robots.state import OriginMap, OriginState
     from ..stores import Entry
     from .dry_run import DryRun
+
+
+@dataclass(slots=True)
+class Judgement:
+    """What an entry says of one request (``Decider.judge``): nothing recorded yet."""
+
+    url: str  # as decided: request.url, encoded when meta["verbatim_url"] kept it as written
+    tokens: tuple[str, ...]
+    verdict: Verdict | None  # the matcher's; None: an entry without rules (everything allowed)
+    state: OriginState | None  # the origin's, whose tdmrep.json copy the usage answer read
+    statements: list[Statement]  # every opt-out statement read (only when the rules allow)
+    answer: dict[str, Statement]  # their combined answer
+    refused: list[Statement]  # those refusing a use of REP_CONTENT_USES: the request is forbidden for its use
+
+    @property
+    def allowed(self) -> bool:
+        return (self.verdict is None or self.verdict.allowed) and not self.refused
 
 
 class Decider:
@@ -42,34 +64,45 @@ class Decider:
         self.usage = Usage(config, stats)  # meta["rep_usage"]; REP_CONTENT_USES enforced
         self.agents = RequestAgents(config, stats)  # a request's own User-Agent token (Scrapy's contract)
 
-    def decide(self, request: Request, entry: Entry, rules: AgentRules | None) -> None:
-        """Allow, or forbid (``IgnoreRequest``, unless a dry run); either way the request's basis
-        goes in its meta (basis.py) and to the decision log. ``rules``: the origin's form for the crawl's tokens,
+    def judge(self, request: Request, entry: Entry, rules: AgentRules | None) -> Judgement:
+        """What ``entry`` says of ``request``, nothing recorded. ``rules``: the origin's form for the crawl's tokens,
         replaced by the request's own User-Agent token's form when it has one (agents.py)."""
         tokens, rules = self.agents.decision_form(request, entry, rules)
-        url = url_to_decide(request)  # request.url, encoded when meta["verbatim_url"] kept it as written
+        url = url_to_decide(request)
         verdict = None if rules is None else rules.explain(url)  # the rule too: the basis names it when allowed
-        spider = self.crawler.spider
         state = self.origins.get(entry.origin)
-        refused: list[Statement] = []
+        if verdict is not None and not verdict.allowed:
+            return Judgement(url, tokens, verdict, state, [], {}, [])
+        statements, answer, refused = self.usage.answer({} if verdict is None else verdict.usage, state, url)
+        return Judgement(url, tokens, verdict, state, statements, answer, refused)
+
+    def decide(self, request: Request, entry: Entry, rules: AgentRules | None,
+               judgement: Judgement | None = None) -> IgnoreRequest | None:
+        """Allow (None), or forbid: the ``IgnoreRequest`` to raise (None in a dry run, which sends it); either way
+        the request's basis goes in its meta (basis.py) and to the decision log. ``judgement``: ``judge``'s, when the
+        caller has it."""
+        j = self.judge(request, entry, rules) if judgement is None else judgement
+        self.agents.count(j.tokens)
+        verdict, spider = j.verdict, self.crawler.spider
         if verdict is None or verdict.allowed:
-            refused = self.usage.refusal(request, {} if verdict is None else verdict.usage, state, url, spider)
-            if not refused:
-                reason = no_rules_reason(entry) if verdict is None else verdict.reason
-                self._record(decided(request, url, entry, tokens, verdict, ALLOWED, reason, [], self.dry_run.enforce,
-                                     self.clock.seconds(), state))
-                self.dry_run.allowed(entry)
-                self.report.allowed(entry.origin, request)
-                return
-            where = refusal_words(refused)
-        else:
-            where = verdict.reason  # matcher.cite's words: the rule, and the group it is in
-        basis = decided(request, url, entry, tokens, verdict, FORBIDDEN, where,
-                        [statement.use for statement in refused], self.dry_run.enforce, self.clock.seconds(), state)
+            self.usage.record(request, {} if verdict is None else verdict.usage, j.state, j.statements, j.answer,
+                              spider)
+        if j.allowed:
+            reason = no_rules_reason(entry) if verdict is None else verdict.reason
+            self._record(decided(request, j.url, entry, j.tokens, verdict, ALLOWED, reason, [], self.dry_run.enforce,
+                                 self.clock.seconds(), j.state))
+            self.dry_run.allowed(entry)
+            self.report.allowed(entry.origin, request)
+            return None
+        # verdict is None only for an entry without rules, where nothing but an opt-out refuses
+        where = refusal_words(j.refused) if j.refused else verdict.reason  # type: ignore[union-attr]
+        basis = decided(request, j.url, entry, j.tokens, verdict, FORBIDDEN, where,
+                        [statement.use for statement in j.refused], self.dry_run.enforce, self.clock.seconds(),
+                        j.state)
         self._record(basis)
         self.report.forbidden(entry, request, where)
-        self.dry_run.forbid(request, entry, where, tokens, spider, basis, usage=bool(refused))  # IgnoreRequest unless a
-        # dry run
+        # the DEBUG line, the IgnoreRequest (None in a dry run)
+        return self.dry_run.forbid(request, entry, where, j.tokens, spider, basis, usage=bool(j.refused))
 
     def _record(self, basis: dict[str, Any]) -> None:
         if self.log is not None:

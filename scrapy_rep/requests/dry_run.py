@@ -20,6 +20,7 @@ from .basis import forbidden
 
 if TYPE_CHECKING:
     from scrapy import Request
+    from scrapy.exceptions import IgnoreRequest
     from scrapy.statscollectors import StatsCollector
 
     from ..robots.state import OriginState
@@ -67,10 +68,10 @@ class DryRun:
             self.stats.inc_value("rep/dry_run/would_hold")
 
     def forbid(self, request: Request, entry: Entry, where: str, tokens: tuple[str, ...], spider: Any,
-               basis: dict[str, Any], usage: bool = False) -> None:
-        """The DEBUG line naming the rule, the tokens obeyed and the robots.txt version, then ``IgnoreRequest``
-        carrying ``basis`` (the request's ``meta["rep_basis"]``: basis.forbidden); in a dry run the line says so and
-        it goes on.
+               basis: dict[str, Any], usage: bool = False) -> IgnoreRequest | None:
+        """The DEBUG line naming the rule, the tokens obeyed and the robots.txt version; the ``IgnoreRequest`` to
+        raise, carrying ``basis`` (the request's ``meta["rep_basis"]``: basis.forbidden); in a dry run the line says
+        so and None: it goes on.
 
         ``where`` is the deciding line as ``matcher.cite`` words it (``Verdict.reason``, ``Preference.where``):
         ``Forbidden by robots.txt: <url> (<origin>/robots.txt line 6 (Disallow: /private/) of the 'newbiebot' group
@@ -87,11 +88,12 @@ class DryRun:
             if usage:
                 self.stats.inc_value("rep/requests/forbidden/usage")
             logger.debug(line, what, *args, shown(tokens), version, extra={"spider": spider})
-            raise forbidden(f"{what}: {where}", basis)
+            return forbidden(f"{what}: {where}", basis)
         self.stats.inc_value("rep/requests/allowed")
         self.stats.inc_value("rep/dry_run/would_forbid")
         logger.debug(line, f"{what} (dry run, sent anyway)", *args, shown(tokens), version,
                      extra={"spider": spider})
+        return None
 
     def sends_after_timeout(self, request: Request, state: OriginState, spider: Any) -> bool:
         """Dry run: a request whose origin's robots.txt did not answer within REP_HOLD_TIMEOUT goes on, undecided."""

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from collections import Counter
 from datetime import datetime, timezone
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 from scrapy import signals
 from scrapy.exceptions import NotConfigured
@@ -78,11 +78,7 @@ class RobotsTagsMiddleware(BaseSpiderMiddleware):
         config = Config.from_settings(crawler.settings)  # NotConfigured with ROBOTSTXT_OBEY = False
         if not config.robots_tags:
             raise NotConfigured("REP_ROBOTS_TAGS is False")
-        if config.clock is not None:
-            return cls(crawler, config, config.clock)
-        from twisted.internet import reactor
-
-        return cls(crawler, config, cast(Clock, reactor))
+        return cls(crawler, config, config.time())
 
     def process_spider_input(self, response: Response, spider: Spider | None = None) -> None:
         """``response.meta[META_KEY]``: its directives for this crawl, each counted once per response."""

@@ -45,12 +45,15 @@ STATEMENTS_KEY = "rep_usage_statements"
 DISCOVERY_KEY = "rep_usage_discovery"
 
 
-def put_answer(meta: dict[str, Any], statements: list[Statement]) -> dict[str, Statement]:
-    """Combine ``statements`` (vocab-08 7.1: any n wins) into ``meta``'s three keys; the combined answer."""
+def put_answer(meta: dict[str, Any], statements: list[Statement],
+               answer: dict[str, Statement] | None = None) -> dict[str, Statement]:
+    """Combine ``statements`` (vocab-08 7.1: any n wins; ``answer``: already combined) into ``meta``'s three keys;
+    the combined answer."""
     if not statements:  # the common case: nothing said
         meta[META_KEY], meta[SOURCES_KEY], meta[STATEMENTS_KEY] = {}, {}, []
         return {}
-    answer = combine(statements)
+    if answer is None:
+        answer = combine(statements)
     meta[META_KEY] = {use: "y" if statement.allowed else "n" for use, statement in answer.items()}
     meta[SOURCES_KEY] = {use: statement.as_dict() for use, statement in answer.items()}
     meta[STATEMENTS_KEY] = [statement.as_dict() for statement in statements]
@@ -83,29 +86,36 @@ class Usage:
         self.stats = stats
         self._legacy_said: set[str] = set()  # origins whose legacy labels were said (once each)
 
-    def refusal(self, request: Request, preferences: Mapping[str, Preference], state: OriginState | None,
-                url: str, spider: Any) -> list[Statement]:
-        """Put what ``request``'s opt-outs say in its meta; the statements refusing a use of REP_CONTENT_USES when
-        the request is forbidden for them (not downloaded for discovery), else ``[]`` (the request is sent, its answer
-        counted)."""
+    def answer(self, preferences: Mapping[str, Preference], state: OriginState | None,
+               url: str) -> tuple[list[Statement], dict[str, Statement], list[Statement]]:
+        """What ``url``'s opt-outs known before download say, without a side effect: (every statement, the combined
+        answer, the statements refusing a use of REP_CONTENT_USES that forbid the request: ``[]`` when none refuses,
+        or REP_USAGE_DISCOVERY downloads it for its links)."""
         statements = [statement for preference in preferences.values()
                       for statement in from_preference(preference, legacy_labels=self.legacy)]
+        if state is not None and state.tdm is not None:
+            statements += tdmrep.statements(state, url)
+        answer = combine(statements) if statements else {}
+        refused = refusals(self.uses, answer) if answer else []
+        return statements, answer, [] if self.discovery else refused
+
+    def record(self, request: Request, preferences: Mapping[str, Preference], state: OriginState | None,
+               statements: list[Statement], answer: dict[str, Statement], spider: Any) -> None:
+        """Put ``answer`` (``answer``'s reading) in ``request``'s meta and count it: its refusals, and, for a request
+        that is sent, each use's answer (REP_USAGE_DISCOVERY: a refused one is sent for its links only)."""
         if state is not None:
-            if state.tdm is not None:
-                statements += tdmrep.statements(state, url)
             self._say_legacy(state.origin, preferences, spider)
-        answer = put_answer(request.meta, statements)
-        refused = refusals(self.uses, answer)
+        put_answer(request.meta, statements, answer)
+        refused = refusals(self.uses, answer) if answer else []
         for statement in refused:
             self.stats.inc_value(f"rep/usage/refused/{statement.use}")
         if refused and not self.discovery:
-            return refused
+            return
         if refused:
             request.meta[DISCOVERY_KEY] = refusal_words(refused)
             self.stats.inc_value("rep/usage/discovery")
         for use, statement in answer.items():
             self.stats.inc_value(f"rep/usage/{use}/{'y' if statement.allowed else 'n'}")
-        return []
 
     def _say_legacy(self, origin: str, preferences: Mapping[str, Preference], spider: Any) -> None:
         """Once per origin: the labels of earlier AIPREF drafts its robots.txt states, and how they are read."""

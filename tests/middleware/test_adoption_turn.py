@@ -26,12 +26,13 @@ def _after(crawler: Crawler, method: str, then: Any, *, before: bool = False) ->
             robots = getattr(robots, part)
         original = getattr(robots, method_name)
 
-        def wrapped(*args: Any, **kwargs: Any) -> None:
+        def wrapped(*args: Any, **kwargs: Any) -> Any:
             if before:
                 then()
-            original(*args, **kwargs)
+            result = original(*args, **kwargs)
             if not before:
                 then()
+            return result
 
         setattr(robots, method_name, wrapped)
 
