@@ -308,3 +308,23 @@ async def test_a_scheduler_without_a_dupefilter_leaves_the_decision_to_the_downl
         "scrapy-rep: the scheduler has no dupefilter (df) as expected on this Scrapy (discovery): forbidden links "
         "are refused in the downloader, as with Scrapy's built-in middleware"]
     result.assert_accounted()
+
+
+@pytest.mark.parametrize("at_discovery", [True, False])
+@pytest_twisted.ensureDeferred
+async def test_with_jobdir_a_refused_link_stays_out_of_the_disk_queue_and_its_repeats_are_filtered_on_resume(
+    sites: Any, tmp_path: Path, at_discovery: bool
+) -> None:
+    """JOBDIR: a refused link is never pickled into the job's disk queue; its fingerprint is in the job's
+    ``requests.seen`` as before, so the resumed job filters its repeats instead of counting them again."""
+    site = _site(sites)
+    settings = {"JOBDIR": str(tmp_path / "job"), "REP_REFUSE_AT_DISCOVERY": at_discovery}
+    first = await crawl([site.url("/")], spider=LinkSpider, **settings)
+    assert first.stat("scheduler/enqueued/disk") == (3 if at_discovery else 5)
+    assert (first.stat("rep/requests/forbidden"), first.stat(AT_DISCOVERY)) == (2, 2 if at_discovery else 0)
+    again = await crawl([site.url("/")], spider=LinkSpider, **settings)  # the same job: the same requests.seen
+    assert _sent(site) == ["/", "/", "/a", "/b"]
+    assert (again.stat("rep/requests/forbidden"), again.stat("scheduler/enqueued/disk")) == (0, 1)
+    assert again.stat("dupefilter/filtered") == 6  # /a, /private/1, /private/2 (twice), /a: all seen in the job
+    first.assert_accounted()
+    again.assert_accounted()
