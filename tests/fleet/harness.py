@@ -12,6 +12,7 @@ import re
 import sys
 from collections import Counter
 from collections.abc import Callable, Iterable
+from html import escape
 from pathlib import Path
 from typing import Any
 
@@ -94,7 +95,11 @@ class Origins:
         self.site_in_flight: Counter[int] = Counter()
         self.site_peak: Counter[int] = Counter()
 
-    def add(self, robots: Iterable[Route], pages: Iterable[str], delay: float = PAGE_DELAY) -> Site:
+    def add(self, robots: Iterable[Route], pages: Iterable[str], delay: float = PAGE_DELAY,
+            links: Callable[[str], Iterable[str]] | None = None, after: defer.Deferred[None] | None = None) -> Site:
+        """An origin serving ``robots`` at /robots.txt and ``pages``: ``PAGE``, or with ``links`` an HTML page whose
+        ``<a href>`` are ``links(path)`` (hrefs as given). With ``after``, a page answer waits for it to fire (the
+        test fires it), then ``delay``."""
         host = f"127.0.0.{len(self.sites) + 2}"
         site = Site()
         port: Any = REACTOR.listenTCP(0, _server_site(site), interface=host)
@@ -103,12 +108,14 @@ class Origins:
         self.hosts[id(site)] = host
         site.route("/robots.txt", *robots)
         for path in pages:
-            site.route(path, self._page(site, delay))
+            body = None if links is None else page_with_links(links(path))
+            site.route(path, self._page(site, delay, body, after))
         site.on_hit.append(lambda hit: self.events.notify())
         self.sites.append(site)
         return site
 
-    def _page(self, site: Site, delay: float) -> Callable[[Request], Reply]:
+    def _page(self, site: Site, delay: float, body: bytes | None = None,
+              after: defer.Deferred[None] | None = None) -> Callable[[Request], Reply]:
         def reply(request: Request) -> Reply:
             self.in_flight += 1
             self.site_in_flight[id(site)] += 1
@@ -119,9 +126,9 @@ class Origins:
                 self.in_flight -= 1
                 self.site_in_flight[id(site)] -= 1
 
-            gate = task.deferLater(REACTOR, delay, lambda: None)
+            gate = task.deferLater(REACTOR, delay, lambda: None) if after is None else _delayed_after(after, delay)
             gate.addCallback(done)
-            return Reply(body=PAGE, headers={"Content-Type": "text/html"}, gate=gate)
+            return Reply(body=PAGE if body is None else body, headers={"Content-Type": "text/html"}, gate=gate)
 
         return reply
 
@@ -137,6 +144,24 @@ class Origins:
             if port is not None:
                 port.stopListening()
                 site.port = None
+
+
+def _delayed_after(after: defer.Deferred[None], delay: float) -> defer.Deferred[None]:
+    """A Deferred firing ``delay`` seconds after ``after`` fires (``after``'s result passed on unchanged)."""
+    gate: defer.Deferred[None] = defer.Deferred()
+
+    def go(result: object) -> object:
+        task.deferLater(REACTOR, delay, lambda: None).chainDeferred(gate)
+        return result
+
+    after.addCallback(go)
+    return gate
+
+
+def page_with_links(hrefs: Iterable[str]) -> bytes:
+    """An HTML page whose only content is one ``<a href>`` per href, in order."""
+    anchors = "".join(f'<a href="{escape(href)}">{escape(href)}</a>\n' for href in hrefs)
+    return f"<html><body>\n{anchors}</body></html>".encode()
 
 
 def _server_site(site: Site) -> Any:

@@ -4,8 +4,10 @@ Run it with the fleet profile (see docs/fleet.md), as many times as you want wor
 
     SCRAPY_SETTINGS_MODULE=example_project.fleet_settings scrapy crawl fleet
 
-It reads ``fleet:start_urls`` (JSON entries ``{"url": "..."}``), yields one item per page (url, status) and follows no
-links. At close it logs its stats as one JSON line
+It reads ``fleet:start_urls`` (JSON entries ``{"url": "..."}``) and yields one item per page (url, status). By default
+it follows no links; with ``-a follow=1`` it follows each page's links too (every ``a[href]`` of an HTML page, through
+the shared dupefilter, with no errback: a forbidden link of an origin whose robots.txt the worker holds is refused at
+discovery, REP_REFUSE_AT_DISCOVERY, and never enters the shared queue). At close it logs its stats as one JSON line
 (``fleet worker stats: {...}``): the ``rep/`` stats and the page and item counts, so a fleet's workers can be compared.
 """
 
@@ -18,7 +20,7 @@ from typing import Any
 import scrapy
 from scrapy import signals
 from scrapy.crawler import Crawler
-from scrapy.http import Response
+from scrapy.http import HtmlResponse, Response
 from scrapy_redis.spiders import RedisSpider  # type: ignore[import-untyped]
 from scrapy_redis.utils import bytes_to_str  # type: ignore[import-untyped]
 from twisted.python.failure import Failure
@@ -35,6 +37,11 @@ class FleetSpider(RedisSpider):  # type: ignore[misc]
     """A RedisSpider: every worker pops start URLs from ``fleet:start_urls`` and crawls from the shared queue."""
 
     name = "fleet"
+
+    def __init__(self, *args: Any, follow: str | bool = False, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        #: ``-a follow=1`` (or true, yes, on): ``parse`` also follows each HTML page's links.
+        self.follow = follow is True or str(follow).strip().lower() in {"1", "true", "yes", "on"}
 
     @classmethod
     def from_crawler(cls, crawler: Crawler, *args: Any, **kwargs: Any) -> FleetSpider:
@@ -55,8 +62,11 @@ class FleetSpider(RedisSpider):  # type: ignore[misc]
             return []
         return scrapy.Request(url, errback=self.stopped)
 
-    def parse(self, response: Response, **kwargs: Any) -> Iterator[dict[str, Any]]:
+    def parse(self, response: Response, **kwargs: Any) -> Iterator[dict[str, Any] | scrapy.Request]:
         yield {"url": response.url, "status": response.status}
+        if self.follow and isinstance(response, HtmlResponse):
+            for href in response.css("a::attr(href)").getall():
+                yield response.follow(href)  # no errback: eligible for refusal at discovery
 
     def stopped(self, failure: Failure) -> Iterator[dict[str, Any]]:
         request = failure.request  # type: ignore[attr-defined]
