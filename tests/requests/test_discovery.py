@@ -268,30 +268,27 @@ async def test_a_start_request_of_a_held_origin_is_refused_when_read(sites: Any)
 
 
 class SchedulerWithoutDupefilter(Scheduler):
-    """Scrapy's scheduler with its dupefilter under another name: a scheduler scrapy-rep cannot ask."""
+    """Scrapy's scheduler with its dupefilter under another name (``df`` only while its own methods run): a
+    scheduler scrapy-rep cannot ask."""
 
     def __init__(self, dupefilter: Any, *args: Any, **kwargs: Any) -> None:
         super().__init__(dupefilter, *args, **kwargs)
         self.filter = self.df
         del self.df
 
-    def open(self, spider: Any) -> Any:
-        self.df = self.filter
-        try:
-            return super().open(spider)
-        finally:
-            del self.df
+    def __getattribute__(self, name: str) -> Any:
+        method = super().__getattribute__(name)
+        if name not in ("open", "enqueue_request", "close"):
+            return method
 
-    def enqueue_request(self, request: Request) -> bool:
-        self.df = self.filter
-        try:
-            return super().enqueue_request(request)
-        finally:
-            del self.df
+        def with_df(*args: Any, **kwargs: Any) -> Any:
+            self.df = self.filter
+            try:
+                return method(*args, **kwargs)
+            finally:
+                del self.df
 
-    def close(self, reason: str) -> Any:
-        self.df = self.filter
-        return super().close(reason)
+        return with_df
 
 
 @pytest_twisted.ensureDeferred
