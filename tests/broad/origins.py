@@ -181,17 +181,13 @@ class OriginsProxy(resource.Resource):
             self.port = None
 
     def render_GET(self, request: TwistedRequest) -> bytes:
-        uri = request.uri.decode("latin-1")
-        if uri == "/_hits":
+        if request.uri == b"/_hits":
             return self._summary(request)
-        parts = urlsplit(uri)
-        host_header = (request.getHeader("host") or "").split(":")[0]
-        path = parts.path + (f"?{parts.query}" if parts.query else "")
-        self.hits.append((host_header, path))
-        found = HOST.fullmatch(host_header)
-        if parts.scheme != "http" or parts.hostname != host_header or found is None:
+        target = self.target(request)
+        if target is None:
             return self._answer(request, 404, {}, b"not an origin of this proxy")
-        body = self.body_of(int(found.group(1)))
+        host_header, path, n = target
+        body = self.body_of(n)
         if path == "/robots.txt":
             if self.robots_failures and self.hits.count((host_header, path)) <= self.robots_failures:
                 return self._answer(request, 503, {}, b"try later")
@@ -201,6 +197,18 @@ class OriginsProxy(resource.Resource):
         if path in page_paths(body):
             return self._answer(request, 200, PAGE_HEADERS, PAGE)
         return self._answer(request, 404, {}, b"no such page")
+
+    def target(self, request: TwistedRequest) -> tuple[str, str, int] | None:
+        """A proxied request's (host, path with its query, origin number), logged in ``hits``; None when it is not an
+        absolute ``http://`` URI for a ``site-N.test`` host."""
+        parts = urlsplit(request.uri.decode("latin-1"))
+        host_header = (request.getHeader("host") or "").split(":")[0]
+        path = parts.path + (f"?{parts.query}" if parts.query else "")
+        self.hits.append((host_header, path))
+        found = HOST.fullmatch(host_header)
+        if parts.scheme != "http" or parts.hostname != host_header or found is None:
+            return None
+        return host_header, path, int(found.group(1))
 
     def _summary(self, request: TwistedRequest) -> bytes:
         robots = Counter(origin for origin, path in self.hits if path == "/robots.txt")
