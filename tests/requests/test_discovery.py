@@ -22,6 +22,7 @@ from scrapy.http import Response
 from scrapy.utils.defer import maybe_deferred_to_future
 from twisted.internet.defer import Deferred
 from twisted.internet.task import Clock
+from twisted.python.failure import Failure
 
 from tests.crawl import ListSpider, crawl
 from tests.reporting.test_waiting_log import messages
@@ -244,26 +245,36 @@ async def test_a_link_is_judged_by_its_own_user_agent_token(sites: Any) -> None:
 
 
 @pytest_twisted.ensureDeferred
-async def test_a_start_request_of_a_held_origin_is_refused_when_read(sites: Any) -> None:
+async def test_a_start_request_of_a_held_origin_is_refused_when_read(
+    sites: Any, caplog: pytest.LogCaptureFixture
+) -> None:
     """Start requests are read as the crawl goes (RobotsStartMiddleware): one of an origin held by then is judged
-    there too, and counts in the close report's start requests."""
+    there too, and counts in the close report's start requests: here the first, with an errback, is forbidden in the
+    downloader, the second refused when read, so every request and every start request of the crawl was forbidden."""
     site = _site(sites)
-    site.route("/", page([]))
-    parsed: Deferred[None] = Deferred()
+    refused: Deferred[None] = Deferred()
 
     class Spider(LinkSpider):
         async def start(self) -> Any:
-            yield Request(site.url("/"), dont_filter=True)
-            await maybe_deferred_to_future(parsed)  # the first page's response has been parsed: its origin held
-            yield Request(site.url("/private/start"), dont_filter=True)
+            yield Request(site.url("/private/first"), dont_filter=True, errback=self.refusal)
+            await maybe_deferred_to_future(refused)  # the first was refused in the downloader: its origin is held
+            yield Request(site.url("/private/second"), dont_filter=True)
 
-        def parse(self, response: Response) -> Iterator[Any]:  # type: ignore[override]
-            yield from super().parse(response)
-            parsed.callback(None)
+        def refusal(self, failure: Failure) -> None:
+            self.failure(failure)
+            refused.callback(None)
 
     result = await crawl([], spider=Spider)
-    assert _sent(site) == ["/"]
-    assert (result.stat("rep/requests/forbidden"), result.stat(AT_DISCOVERY)) == (1, 1)
+    assert _sent(site) == [] and result.failed == [(site.url("/private/first"), "IgnoreRequest")]
+    assert (result.stat("rep/requests/forbidden"), result.stat(AT_DISCOVERY)) == (2, 1)
+    assert (result.stat("rep/report/origins_all_blocked"), result.stat("rep/report/start_requests_all_blocked")) \
+        == (1, 1)
+    rule = "line 2 (Disallow: /private) of the '*' group (line 1)"
+    assert messages(caplog, logging.WARNING) == [
+        f"scrapy-rep: every request of {site.origin()} (2) was forbidden by its robots.txt (200): {rule}",
+        f"scrapy-rep: every start request (2) was forbidden or dropped by robots.txt: {site.origin()} 2 forbidden "
+        f"(200: {rule})",
+    ]
     result.assert_accounted()
 
 
