@@ -16,6 +16,7 @@ treats as a network error: the origin never stays pending. docs/architecture.md 
 from __future__ import annotations
 
 import logging
+from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 from scrapy import Request, signals
@@ -165,9 +166,8 @@ class RobotsMiddleware:
         return None
 
     async def _waited(self, request: Request, origin: Origin, *, robots_url: bool) -> Response | Request | None:
-        """Wait for the origin's entry (SPEC 2.1, 2.3; a robots.txt request waits as pages do), then answer, decide,
-        or hand the request back to the scheduler: an allowed parked one past its origin's first few (which go on in
-        their turn for a downloader place, places.py), and any at a persistent close."""
+        """Wait for the origin's entry (SPEC 2.1, 2.3), then answer, decide, or hand the request back to the scheduler:
+        an allowed parked one past its origin's first few (places.py), and any at a persistent close."""
         state, fetch = self._arrive(origin)
         waiter, parked = self.waiting.park(state, request)
         if not parked:
@@ -236,9 +236,8 @@ class RobotsMiddleware:
             self._start_fetch(state, origin, Event.RETRY_DUE, trigger)
 
     async def _refresh(self, state: OriginState, origin: Origin, trigger: Request) -> None:
-        """Get a current entry and adopt it (SPEC 2.1, 3.2), in a downloader place from the store read to the
-        download (places.py). Never raises: an unexpected exception at any step is an internal error, which the
-        origin's machine goes through like a network error (SPEC 2.2)."""
+        """Get a current entry and adopt it (SPEC 2.1, 3.2), in a downloader place (places.py). Never raises: an
+        unexpected exception at any step is an internal error, a network error to the origin's machine (SPEC 2.2)."""
         try:
             if not await self.places.take(origin.key, origin.robots_url):
                 return  # closing
@@ -298,8 +297,7 @@ class RobotsMiddleware:
     # -- the public accessor; open and close ---------------------------------------------------------------------
 
     def sitemaps(self, url: str) -> list[str]:
-        """The sitemap URLs of ``url``'s origin's robots.txt, if it has been fetched (SPEC 5.5, 6.5): parsed again
-        from the entry's body (the origin keeps only its decision form)."""
+        """The sitemap URLs of ``url``'s origin's robots.txt, if fetched (SPEC 5.5, 6.5), parsed again from its body."""
         state = self.origins.get(str(origin_of(url)))
         if state is None or state.entry is None or state.entry.outcome is not Outcome.RULES:
             return []
@@ -326,14 +324,16 @@ class RobotsMiddleware:
 
 
 class RobotsStartMiddleware(BaseSpiderMiddleware):
-    """The spider middleware (add-on: ``START_ORDER``, nearest the engine). Every request a callback yields, and
-    every start request, of an origin whose robots.txt is held goes through ``RobotsMiddleware.discovery``: a
-    forbidden one is refused there, never scheduled (requests/discovery.py). While robots.txt fetches hold downloader
-    places, the next start request is read only when the scheduler holds fewer than CONCURRENT_REQUESTS (otherwise
-    the engine moves every start request into the scheduler as it backs out; ``Places.start_room``)."""
+    """The spider middleware nearest the engine (add-on: ``START_ORDER``): every request yielded goes through
+    ``RobotsMiddleware.discovery`` (requests/discovery.py); while robots.txt fetches hold downloader places, the next
+    start request is read only when the scheduler holds fewer than CONCURRENT_REQUESTS (``Places.start_room``)."""
+
+    @cached_property
+    def _robots(self) -> RobotsMiddleware | None:
+        return self.crawler.get_downloader_middleware(RobotsMiddleware)  # asked once the engine exists
 
     async def process_start(self, start: AsyncIterator[Any]) -> AsyncIterator[Any]:
-        robots = self.crawler.get_downloader_middleware(RobotsMiddleware)
+        robots = self._robots
         while True:
             if robots is not None:
                 await robots.places.start_room()
@@ -345,6 +345,6 @@ class RobotsStartMiddleware(BaseSpiderMiddleware):
                 yield item
 
     def get_processed_request(self, request: Request, response: Response | None) -> Request | None:
-        robots = self.crawler.get_downloader_middleware(RobotsMiddleware)
-        return request if robots is None or robots.discovery is None else robots.discovery.scheduled(request)
+        discovery = None if (robots := self._robots) is None else robots.discovery
+        return request if discovery is None else discovery.scheduled(request)
 

@@ -21,13 +21,15 @@ from .basis import ALLOWED, FORBIDDEN, decided, no_rules_reason
 from .usage import Usage, refusal_words
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
     from scrapy import Request
     from scrapy.crawler import Crawler
     from scrapy.exceptions import IgnoreRequest
     from scrapy.statscollectors import StatsCollector
 
     from ..config import Clock, Config
-    from ..matcher import AgentRules, Statement, Verdict
+    from ..matcher import AgentRules, Preference, Statement, Verdict
     from ..reporting.close_report import CloseReport
     from ..reporting.decision_log import DecisionLog
     from ..robots.state import OriginMap, OriginState
@@ -41,7 +43,8 @@ class Judgement:
 
     url: str  # as decided: request.url, encoded when meta["verbatim_url"] kept it as written
     tokens: tuple[str, ...]
-    verdict: Verdict | None  # the matcher's; None: an entry without rules (everything allowed)
+    by_rules: bool  # robots.txt's rules allow it (an entry without rules allows everything)
+    verdict: Verdict | None  # the matcher's, with the rule cited; None: an entry without rules, or not cited
     state: OriginState | None  # the origin's, whose tdmrep.json copy the usage answer read
     statements: list[Statement]  # every opt-out statement read (only when the rules allow)
     answer: dict[str, Statement]  # their combined answer
@@ -49,7 +52,7 @@ class Judgement:
 
     @property
     def allowed(self) -> bool:
-        return (self.verdict is None or self.verdict.allowed) and not self.refused
+        return self.by_rules and not self.refused
 
 
 class Decider:
@@ -64,27 +67,38 @@ class Decider:
         self.usage = Usage(config, stats)  # meta["rep_usage"]; REP_CONTENT_USES enforced
         self.agents = RequestAgents(config, stats)  # a request's own User-Agent token (Scrapy's contract)
 
-    def judge(self, request: Request, entry: Entry, rules: AgentRules | None) -> Judgement:
+    def judge(self, request: Request, entry: Entry, rules: AgentRules | None, *, cite: bool = True) -> Judgement:
         """What ``entry`` says of ``request``, nothing recorded. ``rules``: the origin's form for the crawl's tokens,
-        replaced by the request's own User-Agent token's form when it has one (agents.py)."""
+        replaced by the request's own User-Agent token's form when it has one (agents.py). ``cite``: the deciding
+        rule too (``explain``, what ``decide`` records); without it only whether it is allowed (``decide``, the
+        matcher's fast path, and the opt-outs only when REP_CONTENT_USES can refuse one: ``allowed`` is all it
+        answers)."""
         tokens, rules = self.agents.decision_form(request, entry, rules)
         url = url_to_decide(request)
-        verdict = None if rules is None else rules.explain(url)  # the rule too: the basis names it when allowed
+        verdict = None
+        preferences: Mapping[str, Preference] = {}
+        if rules is None:
+            by_rules = True
+        elif cite:
+            verdict = rules.explain(url)  # the rule too: the basis names it when allowed
+            by_rules, preferences = verdict.allowed, verdict.usage
+        else:
+            by_rules, preferences = rules.decide(url)
         state = self.origins.get(entry.origin)
-        if verdict is not None and not verdict.allowed:
-            return Judgement(url, tokens, verdict, state, [], {}, [])
-        statements, answer, refused = self.usage.answer({} if verdict is None else verdict.usage, state, url)
-        return Judgement(url, tokens, verdict, state, statements, answer, refused)
+        if not by_rules or not (cite or self.usage.uses):
+            return Judgement(url, tokens, by_rules, verdict, state, [], {}, [])
+        statements, answer, refused = self.usage.answer(preferences, state, url)
+        return Judgement(url, tokens, by_rules, verdict, state, statements, answer, refused)
 
     def decide(self, request: Request, entry: Entry, rules: AgentRules | None,
                judgement: Judgement | None = None) -> IgnoreRequest | None:
         """Allow (None), or forbid: the ``IgnoreRequest`` to raise (None in a dry run, which sends it); either way
-        the request's basis goes in its meta (basis.py) and to the decision log. ``judgement``: ``judge``'s, when the
-        caller has it."""
+        the request's basis goes in its meta (basis.py) and to the decision log. ``judgement``: ``judge``'s (cited),
+        when the caller has it."""
         j = self.judge(request, entry, rules) if judgement is None else judgement
         self.agents.count(j.tokens)
         verdict, spider = j.verdict, self.crawler.spider
-        if verdict is None or verdict.allowed:
+        if j.by_rules:
             self.usage.record(request, {} if verdict is None else verdict.usage, j.state, j.statements, j.answer,
                               spider)
         if j.allowed:

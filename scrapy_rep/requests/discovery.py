@@ -4,7 +4,8 @@ process holds, fresh, never enters the scheduler.
 The spider middleware (``RobotsStartMiddleware``, nearest the engine) hands ``Discovery.scheduled`` every request a
 callback yields, and every start request. When the request's origin is held, ready and fresh, the request is judged
 by the downloader middleware's own path (``Decider.judge``: robots.txt rules, REP_CONTENT_USES, the request's own
-User-Agent token), against the entry the downloader would decide it by now:
+User-Agent token; without citing the rule, the matcher's fast path), against the entry the downloader would decide
+it by now:
 
 - allowed: it goes on unchanged, and is decided (counted, its basis made) when it reaches the downloader, against the
   entry its origin holds then, exactly as a request the spider middleware never saw. A callback's links repeat (a
@@ -26,9 +27,8 @@ A dry run (REP_ENFORCE = False) drops nothing, so it decides everything in the d
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
-
-from scrapy.utils.httpobj import urlparse_cached
 
 from ..robots.origin import ROBOTS_PATH, NoOrigin, origin_of_parts
 from ..robots.state import State
@@ -45,6 +45,9 @@ if TYPE_CHECKING:
     from .clean_param import CleanParams
     from .decision import Decider
 
+#: A URL's scheme, network location and path, as ``urlsplit`` splits them (Scrapy's ``Request.url`` is already
+#: safe: ``origin_of_parts`` reads the location as the downloader middleware does).
+_ORIGIN_AND_PATH = re.compile(r"([A-Za-z][A-Za-z0-9+.-]*)://([^/?#]*)([^?#]*)")
 #: The stats of the requests decided here (docs/stats.md): each also counts under its outcome.
 FORBIDDEN_HERE = "rep/requests/forbidden/at_discovery"
 REWRITTEN_HERE = "rep/requests/rewritten/at_discovery"
@@ -66,11 +69,11 @@ class Discovery:
         it is refused here (or is the duplicate of one); see the module docstring."""
         if request.errback is not None or request.meta.get("dont_obey_robotstxt"):
             return request
-        parts = urlparse_cached(request)
-        if parts.path == ROBOTS_PATH:
+        parts = _ORIGIN_AND_PATH.match(request.url)  # as urlsplit reads them, for a fraction of its cost: most links
+        if parts is None or parts[3] == ROBOTS_PATH:  # of a page repeat, and the dupefilter drops the repeats later
             return request
         try:
-            key = origin_of_parts(parts.scheme, parts.netloc).key
+            key = origin_of_parts(parts[1], parts[2]).key
         except NoOrigin:
             return request
         state = self.origins.get(key)
@@ -84,8 +87,7 @@ class Discovery:
             self.stats.inc_value("rep/requests/checked")
             self.stats.inc_value(REWRITTEN_HERE)
             return self.scheduled(self.clean.rewrite(request, cleaned))  # the canonical URL: itself clean
-        judgement = self.decider.judge(request, entry, rules)
-        if judgement.allowed:
+        if self.decider.judge(request, entry, rules, cite=False).allowed:
             return request
         if (filtered := self._filtered(request)) is not False:
             return None if filtered else request
@@ -93,7 +95,7 @@ class Discovery:
         self.stats.inc_value("rep/cache/hits")
         self.stats.inc_value(FORBIDDEN_HERE)
         self.origins.used(key)
-        self.decider.decide(request, entry, rules, judgement)  # counted, said, its basis made; not a dry run
+        self.decider.decide(request, entry, rules)  # judged again, citing the rule: counted, said, its basis made
         return None
 
     def _filtered(self, request: Request) -> bool | None:
