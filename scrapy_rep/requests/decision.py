@@ -90,12 +90,10 @@ class Decider:
         statements, answer, refused = self.usage.answer(preferences, state, url)
         return Judgement(url, tokens, by_rules, verdict, state, statements, answer, refused)
 
-    def decide(self, request: Request, entry: Entry, rules: AgentRules | None,
-               judgement: Judgement | None = None) -> IgnoreRequest | None:
+    def decide(self, request: Request, entry: Entry, rules: AgentRules | None) -> IgnoreRequest | None:
         """Allow (None), or forbid: the ``IgnoreRequest`` to raise (None in a dry run, which sends it); either way
-        the request's basis goes in its meta (basis.py) and to the decision log. ``judgement``: ``judge``'s (cited),
-        when the caller has it."""
-        j = self.judge(request, entry, rules) if judgement is None else judgement
+        the request's basis goes in its meta (basis.py) and to the decision log."""
+        j = self.judge(request, entry, rules)
         self.agents.count(j.tokens)
         verdict, spider = j.verdict, self.crawler.spider
         if j.by_rules:
