@@ -9,7 +9,7 @@ from .requests.response_usage import UsageMiddleware
 from .robotparser import RobotParser
 from .robots.body import RobotsBodyMiddleware
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 __all__ = ["Addon", "RobotParser", "RobotsBodyMiddleware", "RobotsMiddleware", "RobotsStartMiddleware",
            "RobotsTagsMiddleware", "UsageMiddleware", "__version__", "robots_parsed", "robots_version_adopted"]
