@@ -1,7 +1,7 @@
 """The ``scrapy-rep`` console script: a robots.txt tester (``check``), a linter (``lint``), the demo (``demo``) and a
 store inspector (``cache``: see ``cache.py`` for its exit codes; a store it cannot open is ``2``).
 
-Exit codes (documented in README, "The CLI"):
+Exit codes (documented in docs/cli.md):
 
 * ``0``: every URL allowed (``check``), a robots.txt read and nothing ignored (``lint``), every demo page went as
   robots.txt says (``demo``);

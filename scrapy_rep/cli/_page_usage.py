@@ -1,5 +1,5 @@
 """``check --page``: every machine-readable AI/TDM opt-out that applies to a page, and the answer they add up to, as the
-crawl combines them (requests/usage.py before the download, requests/response_usage.py after it; docs/usage.md).
+crawl combines them (requests/usage.py before the download, requests/response_usage.py after it; docs/opt-outs.md).
 
 The signals of one result: the robots.txt usage preferences of the URL (``check``, through ``from_preference``), the
 origin's ``/.well-known/tdmrep.json`` (``fetch_tdmrep``, once per origin), and the page's own (``page_statements``):

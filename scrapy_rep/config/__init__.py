@@ -8,7 +8,7 @@ It knows nothing of runtime state: it imports only ``matcher`` (token and use-na
 
 from .settings import DAY, SETTINGS, Clock, Config, ConfigError, RobotsRequestHook, unknown_settings
 
-#: Tracebacks name the error by its documented path (README, "Settings"), not the module that defines it.
+#: Tracebacks name the error by its documented path (docs/settings.md), not the module that defines it.
 ConfigError.__module__ = __name__
 
 __all__ = ["DAY", "SETTINGS", "Clock", "Config", "ConfigError", "RobotsRequestHook", "unknown_settings"]

@@ -1,5 +1,5 @@
 """The settings of content uses and their opt-outs: ``REP_CONTENT_USES``, ``REP_TDMREP``, ``REP_USAGE_LEGACY_LABELS``
-and ``REP_USAGE_DISCOVERY`` (docs/settings.md; docs/usage.md says what each source means).
+and ``REP_USAGE_DISCOVERY`` (docs/settings.md; docs/opt-outs.md says what each source means).
 
 A use is named as the sources state it: ``train-ai`` and ``search`` (draft-ietf-aipref-vocab-08), ``tdm`` (text and
 data mining, what a TDMRep reservation refuses; AI training is text and data mining, so declaring ``train-ai`` makes

@@ -26,7 +26,7 @@ from scrapy_rep.demo.site import DemoSite, Hit
 SETTINGS_MODULE = "scrapy_rep.demo.project.settings"
 
 #: scrapy-rep's timings for the demo: re-fetch a failing robots.txt after 0.2 s (then 0.4, 0.5...), and give up on
-#: held requests after 4 s. A real crawl keeps the defaults (README, settings reference).
+#: held requests after 4 s. A real crawl keeps the defaults (docs/settings.md).
 DEMO_SETTINGS: dict[str, Any] = {
     "REP_ERROR_RETRY_DELAY": 0.2,
     "REP_ERROR_RETRY_MAX_DELAY": 0.5,

@@ -84,7 +84,7 @@ def say_at_start(config: Config, settings: BaseSettings, store: Store) -> None:
         logger.warning(
             "scrapy-rep: SCHEDULER is scrapy-redis's (a fleet's shared queue) but REP_STORE is 'memory': every worker "
             "downloads each robots.txt itself; REP_STORE = 'redis' shares one copy and one fetch per origin across "
-            "the fleet (README, Running a fleet)")
+            "the fleet (docs: https://scrapy-rep.readthedocs.io/en/latest/fleet.html)")
 
 
 def say_uses(config: Config) -> None:

@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from ..robots.state import OriginState
     from ..stores import Entry
 
-#: The request meta key (README, "Request meta keys").
+#: The request meta key (docs/meta-and-signals.md).
 BASIS_KEY = "rep_basis"
 ALLOWED, FORBIDDEN, PASSED_THROUGH, DROPPED = "allowed", "forbidden", "passed_through", "dropped"
 

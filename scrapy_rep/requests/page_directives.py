@@ -45,7 +45,7 @@ if TYPE_CHECKING:
     from scrapy.statscollectors import StatsCollector
     from typing_extensions import Self
 
-#: The request meta key holding a response's page-level directives (README, "Request meta keys").
+#: The request meta key holding a response's page-level directives (docs/meta-and-signals.md).
 META_KEY = "rep_robots_tags"
 #: Where the add-on enables the middleware in SPIDER_MIDDLEWARES: before HttpErrorMiddleware (50).
 SPIDER_ORDER = 45

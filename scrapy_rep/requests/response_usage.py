@@ -1,5 +1,5 @@
 """The opt-outs a response states, combined with those known before its download: one answer per response
-(docs/usage.md).
+(docs/opt-outs.md).
 
 ``UsageMiddleware`` is a spider middleware (the add-on enables it at ``USAGE_ORDER``, after ``RobotsTagsMiddleware``
 and before Scrapy's HttpErrorMiddleware). For every response reaching the spider it reads:

@@ -1,5 +1,5 @@
 """What the opt-outs known before download say of an allowed request: robots.txt's Content-Usage and Content-Signal
-lines (matcher/_usage.py) and, with REP_TDMREP, the origin's tdmrep.json (robots/tdmrep.py); docs/usage.md.
+lines (matcher/_usage.py) and, with REP_TDMREP, the origin's tdmrep.json (robots/tdmrep.py); docs/opt-outs.md.
 
 Every allowed request gets, in ``meta`` (response_usage.py completes them from the response and the page):
 
@@ -37,7 +37,7 @@ if TYPE_CHECKING:
 #: The documented logger of every middleware line (docs/stats.md).
 logger = logging.getLogger("scrapy_rep.middleware")
 
-#: The request meta keys (README, "Request meta keys"): the answer, the deciding statements, every statement.
+#: The request meta keys (docs/meta-and-signals.md): the answer, the deciding statements, every statement.
 META_KEY = "rep_usage"
 SOURCES_KEY = "rep_usage_sources"
 STATEMENTS_KEY = "rep_usage_statements"

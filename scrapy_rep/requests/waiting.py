@@ -92,7 +92,7 @@ class Waiting:
         reactor's loop (a parked one re-enters the downloader's active set then, in ``outcome``). Not a delay: what
         the engine already had due runs first; released is final (``_give_up`` leaves it alone). Given in the turn
         of the adoption (itself often the turn the robots.txt response came in, with a store that answers at once),
-        a broad crawl's garbage collector ran a third more often (benchmarks/README, issue 21, seventh session)."""
+        a broad crawl's garbage collector ran a third more often (measured with benchmarks/bench_broad.py)."""
         from twisted.internet import reactor  # here: importing it at module level would install the default reactor
 
         waiters, state.waiters = state.waiters, {}

@@ -1,5 +1,5 @@
 """Each origin's TDMRep file, ``/.well-known/tdmrep.json`` (W3C TDM Reservation Protocol, Final Report 2024-05-10),
-fetched like robots.txt and held beside it (issue "every machine-readable opt-out"; docs/usage.md).
+fetched like robots.txt and held beside it (issue "every machine-readable opt-out"; docs/opt-outs.md).
 
 Fetched only when the crawl needs it (``Config.tdmrep``: REP_CONTENT_USES names a TDM use, or REP_TDMREP = True), in
 the fetch of the origin's robots.txt, after it and in the same downloader place (a second hop, ``places``), through

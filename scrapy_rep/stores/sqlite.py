@@ -245,7 +245,7 @@ class SQLiteStore:
         next write then starts the WAL over (the test: 19 writes after a checkpoint leave the WAL about as long as
         the 19 before it). A TRUNCATE checkpoint emptied the WAL but held every write back meanwhile: under a busy
         crawl the fetches waited, the downloader's places filled up and the engine moved all its start requests
-        into the scheduler (benchmarks/README, issue 21)."""
+        into the scheduler (docs/performance.md)."""
         try:
             self._connection().execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
         except sqlite3.Error:

@@ -18,7 +18,7 @@ in another process). ``robots_failures`` = N: each origin's first N robots.txt r
 
 ``ProxyEverything`` is the crawl's side: a downloader middleware putting ``meta["proxy"] = BROAD_PROXY`` on every
 request. The robots.txt requests scrapy-rep makes go through the engine and every enabled downloader middleware
-(README "Proxies"), so they reach the proxy too, whatever this middleware's order.
+(docs/compatibility.md, "Proxies"), so they reach the proxy too, whatever this middleware's order.
 """
 
 from __future__ import annotations

@@ -259,7 +259,7 @@ def test_without_a_project_or_store_says_to_pass_store(tmp_path: Path) -> None:
 
 def test_a_projects_bare_redis_store_is_scrapy_rediss_server(tmp_path: Path, redis_server: RedisServer) -> None:
     """``REP_STORE = "redis"`` in the project: ``scrapy-rep cache`` reads the server from its REDIS_URL, as a
-    crawl does (README, Running a fleet)."""
+    crawl does (docs/fleet.md)."""
     (tmp_path / "scrapy.cfg").write_text("[settings]\ndefault = proj.settings\n")
     (tmp_path / "proj").mkdir()
     (tmp_path / "proj" / "__init__.py").write_text("")

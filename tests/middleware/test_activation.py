@@ -63,7 +63,7 @@ async def test_enabling_by_hand_works(sites: Any, caplog: pytest.LogCaptureFixtu
     assert warning_lines(caplog) == []
 
 
-#: The downloader and spider middlewares README's by-hand block enables.
+#: The downloader and spider middlewares docs/getting-started.md's by-hand block enables.
 BY_HAND = {"scrapy.downloadermiddlewares.robotstxt.RobotsTxtMiddleware": None, "scrapy_rep.RobotsMiddleware": 100,
            "scrapy_rep.RobotsBodyMiddleware": 595}
 BY_HAND_SPIDER = {"scrapy_rep.RobotsStartMiddleware": 10, "scrapy_rep.RobotsTagsMiddleware": 45}

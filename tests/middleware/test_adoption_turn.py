@@ -43,7 +43,7 @@ def _after(crawler: Crawler, method: str, then: Any, *, before: bool = False) ->
 async def test_the_waiting_requests_are_decided_in_a_later_turn_than_the_adoption(sites: Any) -> None:
     """Deciding them in the adoption's turn (with a memory or SQLite store, often the turn the robots.txt response
     reached the middleware in) made a broad crawl's garbage collector run about a third more often
-    (benchmarks/README, issue 21, seventh session): a callback queued at the adoption runs before any decision."""
+    (measured with benchmarks/bench_broad.py): a callback queued at the adoption runs before any decision."""
     site = sites()
     site.route("/robots.txt", Reply(body=RULES))
     order: list[str] = []

@@ -1,4 +1,4 @@
-"""Robots.txt through an HTTP proxy, and REP_ROBOTS_REQUEST (README "Beside other Scrapy components").
+"""Robots.txt through an HTTP proxy, and REP_ROBOTS_REQUEST (docs/compatibility.md).
 
 SPEC 2.1: robots.txt is fetched the way the crawl fetches its pages (same proxy, headers, cookies), once per origin.
 Real crawls through a real HTTP proxy (Twisted's ``twisted.web.proxy``) on a loopback port, recording what it
