@@ -1,4 +1,4 @@
-"""What deciding per request's User-Agent costs (requests/agents.py; docs/decisions.md, "Which User-Agent token is obeyed"), against the
+"""What deciding per request's User-Agent costs (requests/agents.py; docs/decisions.md), against the
 decision itself and Protego's ``can_fetch`` measured in the same run:
 
 - reading a request's tokens: with neither REP_USER_AGENT nor ROBOTSTXT_USER_AGENT set, a request without a header of

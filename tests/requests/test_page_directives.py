@@ -243,7 +243,8 @@ async def test_a_meta_tag_added_by_script_is_obeyed_through_scrapy_playwright(si
 
 @pytest_twisted.ensureDeferred
 async def test_enabled_by_hand_without_the_addon(sites: Any) -> None:
-    """docs/getting-started.md's by-hand block: the spider middleware by its front-door path, beside the downloader middlewares."""
+    """getting-started.md's by-hand block: the spider middleware by its front-door path, beside the downloader
+    middlewares."""
     site = _site(sites, head='<meta name="robots" content="nofollow">')
     by_hand = {"ADDONS": {}, "DOWNLOADER_MIDDLEWARES": {
         "scrapy.downloadermiddlewares.robotstxt.RobotsTxtMiddleware": None, "scrapy_rep.RobotsMiddleware": 100,
