@@ -28,7 +28,8 @@ middleware's origin map when the crawl last goes idle; for SQLite, its rows and 
 
 Run from the repository root: ``.venv/bin/python -m benchmarks.bench_broad`` (``--origins N``, default 100,000;
 ``--modes rep,off``; ``--concurrency``; ``--pages 1``; ``--no-gc``: the garbage collector disabled in every crawl, a
-diagnostic; ``--gc-threshold N``: its generation-0 threshold N in every crawl, the broad-crawl tuning to compare).
+diagnostic; ``--gc-threshold N``: its generation-0 threshold N in every crawl, the broad-crawl tuning to compare;
+``--json PATH``: every figure as JSON, with the run's context: date, machine, Python, Scrapy, command, git revision).
 """
 
 from __future__ import annotations
@@ -38,6 +39,8 @@ import cProfile
 import gc
 import io
 import json
+import os
+import platform
 import pstats
 import resource
 import sqlite3
@@ -49,6 +52,7 @@ import time
 import urllib.request
 from collections import Counter
 from contextlib import ExitStack
+from datetime import datetime, timezone
 from pathlib import Path
 from types import FrameType
 from typing import Any
@@ -328,6 +332,7 @@ def main() -> None:
     parser.add_argument("--gc-threshold", type=int, default=0, metavar="N",
                         help="every crawl with the collector's generation-0 threshold at N from spider_opened "
                              "(CPython's default: 700): how a broad crawl's usual tuning changes each mode")
+    parser.add_argument("--json", metavar="PATH", help="also write every figure as JSON to PATH")
     parser.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--crawl", choices=MODES, help=argparse.SUPPRESS)  # without @slow: the proxy says
     parser.add_argument("--proxy", help=argparse.SUPPRESS)
@@ -350,6 +355,8 @@ def main() -> None:
         if directory:
             Path(directory).mkdir(parents=True, exist_ok=True)
     modes = args.modes.split(",")
+    began = time.perf_counter()
+    context = run_context()  # bench_matcher's too
     server = subprocess.Popen([*me, "--serve"], stdout=subprocess.PIPE, text=True)
     results: list[dict[str, Any]] = []
     with tempfile.TemporaryDirectory() as directory, ExitStack() as running:
@@ -406,6 +413,58 @@ def main() -> None:
     report(list(best.values()), args.origins, args.concurrency)
     if args.rounds > 1:
         paired_report(results, args.origins)
+    if args.json:
+        write_json(Path(args.json), args, context, results, list(best.values()), time.perf_counter() - began)
+
+
+def run_context(command: str = "-m benchmarks.bench_broad", argv: list[str] | None = None) -> dict[str, Any]:
+    """Where and when a run was measured: the date (UTC), the machine, Python, Scrapy, the command (``command``,
+    then ``argv``, by default this process's arguments), git's revision."""
+    import scrapy
+
+    try:
+        revision = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
+                                  check=True).stdout.strip()
+        if subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], capture_output=True,
+                          text=True).stdout.strip():
+            revision += "+modified"
+    except (OSError, subprocess.CalledProcessError):
+        revision = None
+    try:
+        cpu_model = next((line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
+                          if line.startswith("model name")), platform.processor())
+    except OSError:
+        cpu_model = platform.processor()
+    return {"date": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+            "platform": platform.platform(), "machine": platform.machine(), "processor": cpu_model,
+            "cpus": os.cpu_count(), "python": platform.python_version(), "scrapy": scrapy.__version__,
+            "command": " ".join(["python", command, *(sys.argv[1:] if argv is None else argv)]), "git": revision}
+
+
+def write_json(path: Path, args: argparse.Namespace, context: dict[str, Any], results: list[dict[str, Any]],
+               best: list[dict[str, Any]], seconds: float) -> None:
+    """Every figure the run printed, as JSON: ``modes``, each mode's best round (as in the table) with the figures
+    derived from it (robots.txt downloads per origin; peak RSS over ``off``'s per origin, in KiB, when ``off`` ran);
+    ``rounds``, every crawl of every round."""
+    off = next((r for r in best if r["mode"] == "off"), None)
+    modes = []
+    for r in best:
+        figures = dict(r)
+        figures["robots_per_origin"] = r["robots"] / args.origins
+        figures["peak_connections"] = r["proxy"]["peak_connections"]
+        if off is not None:
+            figures["kib_per_origin_over_off"] = ((r["peak_rss_mb"] - off["peak_rss_mb"]) * 1024 / args.origins
+                                                  if r is not off else 0.0)
+            figures["responses_per_s_vs_off"] = r["responses_per_s"] / off["responses_per_s"]
+            figures["cpu_per_response_vs_off"] = r["cpu_ms_per_response"] / off["cpu_ms_per_response"]
+        modes.append(figures)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps({
+        "benchmark": "bench_broad", "context": context, "seconds": seconds,
+        "args": {key: value for key, value in vars(args).items() if key in (
+            "origins", "pages", "concurrency", "modes", "rounds", "redis_latency", "max_origins", "priority_queue",
+            "no_gc", "gc_threshold")},
+        "modes": modes, "rounds": results}, indent=1, default=str) + "\n")
 
 
 def paired_report(results: list[dict[str, Any]], origins: int) -> None:

@@ -4,13 +4,17 @@ Run from the repository root: ``.venv/bin/python benchmarks/bench_matcher.py`` (
 Prints three tables (the crawler workload on ../shared/corpus/robots/, scaling with the number of rules,
 adversarial wildcard patterns), the memory held per origin, and the ratios the project targets. scrapy_rep runs
 twice: the full ``Robots`` (rule index built lazily at the first decision) and the compact form a crawler keeps per
-origin (``Robots.compact(agent)``, index built at adoption). Figures are printed, never asserted.
+origin (``Robots.compact(agent)``, index built at adoption). Figures are printed, never asserted. The scaling and
+adversarial tables also time Google's C++ robotstxt library through its Python binding (``jwm.robotstxt``, if
+installed): it has no parse-once API, so each of its decisions parses the whole file ("parse + decide per call").
+``--json PATH`` also writes every table as JSON, with the run's context (date, machine, Python, command).
 """
 
 from __future__ import annotations
 
 import argparse
 import gc
+import json
 import os
 import platform
 import random
@@ -30,6 +34,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from _corpus import CORPUS, load_corpus, synthetic_robots, urls_for
+from bench_broad import run_context
 from protego import Protego
 
 from scrapy_rep.matcher import HOT_RULES, AgentRules, Robots, _compact, parse
@@ -92,6 +97,30 @@ PARSERS = (
     Parser("protego", lambda _, text, __: Protego.parse(text), _protego_decide),
     Parser("urllib", _urllib_parse, _urllib_decide),
 )
+
+
+def _google_parse(_: bytes, text: str, __: str) -> tuple[Any, str]:
+    from jwm.robotstxt import googlebot
+
+    return googlebot.RobotsMatcher(), text  # nothing parsed: each call parses the whole text again
+
+
+def _google_decide(parsed: tuple[Any, str], urls: Sequence[str], agent: str) -> int:
+    matcher, text = parsed
+    allowed = matcher.OneAgentAllowedByRobots
+    return sum(1 for url in urls if allowed(text, agent, url))
+
+
+GOOGLE = Parser("google (parse+decide)", _google_parse, _google_decide)
+try:
+    import jwm.robotstxt.googlebot  # noqa: F401
+except ImportError:  # Google's library not installed: the tables without it
+    OTHERS: tuple[Parser, ...] = ()
+else:
+    OTHERS = (GOOGLE,)
+#: The scaling and adversarial tables: PARSERS and Google's library (parse + decide per call), if installed.
+ALL_PARSERS = (*PARSERS, *OTHERS)
+
 # A library user's workload (parse, then a few URLs): the public API, Scrapy's RobotParser interface, and Protego.
 LIBRARY_PARSERS = (
     PARSERS[0],
@@ -280,12 +309,12 @@ def _hot_cache(bodies: list[bytes], agent: str) -> tuple[int, int]:
 
 def bench_scaling(agent: str, budget_s: float) -> dict[str, dict[int, float]]:
     """ns per decision (steady state, parse excluded) for synthetic files of each size in SIZES."""
-    results: dict[str, dict[int, float]] = {parser.name: {} for parser in PARSERS}
+    results: dict[str, dict[int, float]] = {parser.name: {} for parser in ALL_PARSERS}
     for size in SIZES:
         rng = random.Random(SEED + size)
         text = synthetic_robots(size, rng)
         urls = urls_for("example.com", text.encode(), rng, URLS_PER_FILE)
-        for parser in PARSERS:
+        for parser in ALL_PARSERS:
             robots = parser.parse(text.encode(), text, agent)
             parser.decide_all(robots, urls[:1], agent)  # warm: builds lazy structures
             run = partial(parser.decide_all, robots, urls, agent)
@@ -308,7 +337,7 @@ def bench_adversarial(agent: str, budget_s: float) -> list[tuple[str, dict[str, 
     for label, pattern, path in ADVERSARIAL:
         text = f"User-agent: *\nDisallow: {pattern}\n"
         row = {}
-        for parser in PARSERS:
+        for parser in ALL_PARSERS:
             robots = parser.parse(text.encode(), text, agent)
             start = time.perf_counter()
             allowed = parser.decide_all(robots, [path], agent) == 1
@@ -370,7 +399,8 @@ def print_crawler(results: dict[str, CrawlerResult], files: int, title: str = "C
 
 
 def print_scaling(results: dict[str, dict[int, float]]) -> None:
-    print("\nScaling: ns per decision (steady state), synthetic files, 80% plain prefixes / 20% wildcards")
+    print("\nScaling: ns per decision (steady state), synthetic files, 80% plain prefixes / 20% wildcards"
+          + ("; google: parse + decide per call (no parse-once API)" if OTHERS else ""))
     print(f"{'parser':<{NAME}}" + "".join(f"{size:>10,}" for size in SIZES) + f"{'10k/10':>10}")
     for name, row in results.items():
         growth = row[SIZES[-1]] / row[SIZES[0]]
@@ -379,9 +409,10 @@ def print_scaling(results: dict[str, dict[int, float]]) -> None:
 
 def print_adversarial(rows: list[tuple[str, dict[str, tuple[float, bool]]]]) -> None:
     print("\nAdversarial wildcards: µs per decision (allowed?); urllib ignores wildcards, so its answers differ")
-    print(f"{'case':<40}" + "".join(f"{parser.name:>20}" for parser in PARSERS))
+    print(f"{'case':<40}" + "".join(f"{parser.name:>22}" for parser in ALL_PARSERS))
     for label, row in rows:
-        print(f"{label:<40}" + "".join(f"{row[p.name][0]:13.1f} ({'y' if row[p.name][1] else 'n'})  " for p in PARSERS))
+        print(f"{label:<40}"
+              + "".join(f"{row[p.name][0]:15.1f} ({'y' if row[p.name][1] else 'n'})  " for p in ALL_PARSERS))
 
 
 def print_memory(result: MemoryResult, files: int) -> None:
@@ -395,6 +426,33 @@ def print_memory(result: MemoryResult, files: int) -> None:
         f"hot indexes ({result.hot_rules:,} rules measured, {result.hot_bytes / max(result.hot_rules, 1):.0f} "
         "bytes per rule)"
     )
+
+
+def ratios(crawler: dict[str, CrawlerResult] | None, library: dict[str, CrawlerResult] | None,
+           scaling: dict[str, dict[int, float]]) -> dict[str, float]:
+    """The figures ``print_ratios`` prints, by name (Protego's time over scrapy_rep's; growth: 10k rules over 10)."""
+    out: dict[str, float] = {}
+    if crawler:
+        ours, theirs, form = crawler["scrapy_rep"], crawler["protego"], crawler["scrapy_rep compact"]
+        out |= {"first_pass": theirs.first_s / ours.first_s, "steady": theirs.steady_s / ours.steady_s,
+                "whole_workload": theirs.total_s / ours.total_s, "parse": theirs.parse_s / ours.parse_s,
+                "compact_first_pass": theirs.first_s / form.first_s, "compact_steady": theirs.steady_s / form.steady_s,
+                "compact_whole_workload": theirs.total_s / form.total_s}
+    if library:
+        for name in ("scrapy_rep", "scrapy_rep.RobotParser"):
+            out[f"library_{name}"] = library["protego"].total_s / library[name].total_s
+    for name, row in scaling.items():
+        out[f"growth_{name}"] = row[SIZES[-1]] / row[SIZES[0]]
+    return out
+
+
+def crawler_json(results: dict[str, CrawlerResult], files: int) -> dict[str, Any]:
+    """A crawler-workload table as JSON: per parser, the columns ``print_crawler`` prints."""
+    return {"files": files, "parsers": {name: {
+        "parse_ms": r.parse_s * 1e3, "us_per_file": r.parse_s * 1e6 / files, "decide_ms": r.first_s * 1e3,
+        "ns_per_decision": r.first_s * 1e9 / r.decisions, "steady_ns_per_decision": r.steady_s * 1e9 / r.decisions,
+        "total_ms": r.total_s * 1e3, "kib_per_file": r.memory_per_file / 1024, "allowed": r.allowed,
+        "decisions": r.decisions} for name, r in results.items()}}
 
 
 def print_ratios(crawler: dict[str, CrawlerResult] | None, library: dict[str, CrawlerResult] | None,
@@ -430,7 +488,12 @@ def main(argv: list[str] | None = None) -> None:
     options.add_argument("--quick", action="store_true", help="300 corpus files, one run, short budgets")
     options.add_argument("--files", type=int, default=None, help="use only the first N corpus files")
     options.add_argument("--agent", default="examplebot", help="the user agent deciding (default: examplebot)")
+    options.add_argument("--json", metavar="PATH", help="also write every table as JSON to PATH")
     args = options.parse_args(argv)
+    began = time.perf_counter()
+    context = run_context("benchmarks/bench_matcher.py", argv)
+    out: dict[str, Any] = {"benchmark": "bench_matcher", "context": context,
+                           "args": {"quick": args.quick, "files": args.files, "agent": args.agent}}
     repeats, budget = (1, 0.05) if args.quick else (3, 0.3)
     print(f"Python {platform.python_version()} on {platform.machine()}, {os.cpu_count()} CPUs; agent {args.agent!r}")
 
@@ -447,15 +510,35 @@ def main(argv: list[str] | None = None) -> None:
             f"  of a scrapy_rep decision, URL -> path (decision_path as a call; allowed() inlines its fast path): "
             f"{extraction:.0f} ns ({extraction / steady:.0%} of the steady decision)"
         )
-        print_memory(bench_memory(files, args.agent), len(files))
+        memory = bench_memory(files, args.agent)
+        print_memory(memory, len(files))
         library = bench_crawler(files, args.agent, repeats, LIBRARY_URLS, LIBRARY_PARSERS, memory=False)
         print_crawler(library, len(files), "Library use (parse, then a few URLs; no memory measured)", LIBRARY_URLS)
+        out |= {"crawler": {**crawler_json(crawler, len(files)), "urls_per_file": URLS_PER_FILE,
+                            "decision_path_ns": extraction},
+                "memory": {"kib_per_origin": {name: size / 1024 for name, size in memory.per_origin.items()},
+                           "hot_rules_budget": HOT_RULES, "hot_rules": memory.hot_rules,
+                           "hot_mib": memory.hot_bytes / 2**20},
+                "library": {**crawler_json(library, len(files)), "urls_per_file": LIBRARY_URLS}}
     else:
         print(f"\nCrawler workload skipped: corpus not found at {CORPUS}")
     scaling = bench_scaling(args.agent, budget)
     print_scaling(scaling)
-    print_adversarial(bench_adversarial(args.agent, budget))
+    adversarial = bench_adversarial(args.agent, budget)
+    print_adversarial(adversarial)
     print_ratios(crawler, library, scaling)
+    if args.json:
+        out |= {
+            "scaling": {"unit": "ns per decision", "rules": list(SIZES), "urls": URLS_PER_FILE,
+                        "parse_per_call": [parser.name for parser in OTHERS],
+                        "parsers": {name: [row[size] for size in SIZES] for name, row in scaling.items()}},
+            "adversarial": {"unit": "µs per decision", "cases": [
+                {"case": " ".join(label.split()), "parsers": {name: {"us": us, "allowed": allowed}
+                                                              for name, (us, allowed) in row.items()}}
+                for label, row in adversarial]},
+            "ratios": ratios(crawler, library, scaling), "seconds": time.perf_counter() - began}
+        Path(args.json).parent.mkdir(parents=True, exist_ok=True)
+        Path(args.json).write_text(json.dumps(out, indent=1, ensure_ascii=False) + "\n")
 
 
 if __name__ == "__main__":
