@@ -1,5 +1,5 @@
 """What each REP_STORE costs: memory per cached origin, per-call latency, SQLite shared by several processes, and
-the footprint of 100,000 origins. Prints tables; asserts nothing (docs/stores.md holds the figures of one run).
+the footprint of 100,000 origins. Prints tables; asserts nothing (docs/performance.md holds the figures of one run).
 
 Run from the repository root: ``.venv/bin/python -m benchmarks.bench_stores`` (``--help`` for the sizes).
 The Redis rows use a private redis-server on a free loopback port (skipped when the binary is absent); the crawl
