@@ -200,23 +200,30 @@ def _broad_lines(axes: Axes, by_mode: Mapping[str, list[tuple[int, float]]]) -> 
     axes.set_xlabel("origins (one page each)")
 
 
+def _pair(title: str, left: Mapping[str, list[tuple[int, float]]], left_label: str) -> tuple[Figure, Axes]:
+    """Two panels: ``left``'s lines from zero, with the legend; the right one, gridded, is the caller's."""
+    figure, (axes, right) = plt.subplots(1, 2, figsize=(10, 4.6))
+    figure.suptitle(title, fontsize=11)
+    _broad_lines(axes, left)
+    axes.set_ylabel(left_label)
+    axes.set_ylim(bottom=0)
+    axes.grid(True, alpha=0.35)
+    axes.legend(fontsize=7)
+    right.grid(True, alpha=0.35)
+    return figure, right
+
+
 def plot_broad(runs: Sequence[tuple[str, dict[str, Any]]], out: Path) -> list[Path]:
     series = broad_series(runs)
     footnote = context_line(sweep(runs))
     written = []
 
-    figure, (rates, ratios) = plt.subplots(1, 2, figsize=(10, 4.6))
-    figure.suptitle("Broad crawl: throughput against origins", fontsize=11)
-    _broad_lines(rates, series["responses_per_s"])
-    rates.set_ylabel("responses/s (robots.txt included), best round")
-    rates.set_ylim(bottom=0)
-    rates.grid(True, alpha=0.35)
-    rates.legend(fontsize=7)
+    figure, ratios = _pair("Broad crawl: throughput against origins", series["responses_per_s"],
+                           "responses/s (robots.txt included), best round")
     _broad_lines(ratios, series["vs_off"])
     ratios.set_ylabel("responses/s over off's in the same round (median)")
     ratios.axhline(1, color="0.45", linestyle="--", linewidth=0.8)
     ratios.set_ylim(bottom=0)
-    ratios.grid(True, alpha=0.35)
     written.append(_save(figure, footnote, out / "broad-throughput.svg"))
 
     figure, axes = _figure("Broad crawl: CPU per response against origins")
@@ -226,17 +233,11 @@ def plot_broad(runs: Sequence[tuple[str, dict[str, Any]]], out: Path) -> list[Pa
     axes.legend(fontsize=8)
     written.append(_save(figure, footnote, out / "broad-cpu.svg"))
 
-    figure, (rss, per_origin) = plt.subplots(1, 2, figsize=(10, 4.6))
-    figure.suptitle("Broad crawl: memory against origins", fontsize=11)
-    _broad_lines(rss, series["peak_rss_mb"])
-    rss.set_ylabel("peak RSS, MB (median of the rounds)")
-    rss.set_ylim(bottom=0)
-    rss.grid(True, alpha=0.35)
-    rss.legend(fontsize=7)
+    figure, per_origin = _pair("Broad crawl: memory against origins", series["peak_rss_mb"],
+                               "peak RSS, MB (median of the rounds)")
     _broad_lines(per_origin, series["kib_per_origin"])
     per_origin.set_ylabel("KiB per origin over off's peak RSS")
     per_origin.axhline(0, color="0.45", linewidth=0.8)
-    per_origin.grid(True, alpha=0.35)
     written.append(_save(figure, footnote, out / "broad-memory.svg"))
     return written
 
