@@ -24,8 +24,8 @@ from urllib.parse import parse_qsl, unquote, urlencode, urlsplit, urlunsplit
 
 from .redis_target import RedisTarget, is_settings_form, redact
 
-#: Default bound of the memory store and of the middleware's in-process map: what about 300 MB holds (an origin's
-#: entry, body compressed, and compact decision form take ~2.6 KB on real files: docs/performance.md).
+#: Default bound of the memory store and of the middleware's in-process map: what about 250 MB holds (an origin's
+#: entry, body compressed, and compact decision form take ~2.4 KB on real files: docs/performance.md).
 DEFAULT_MAX_ORIGINS = 100_000
 
 _DEFAULT_SQLITE_TIMEOUT = 5.0  # waited in the store's worker thread, not on the reactor: sqlite.py
