@@ -8,15 +8,12 @@ import re
 from collections import Counter
 from pathlib import Path
 
+from myst_parser.slugs import github_slugify as slug  # the anchors myst_heading_anchors gives the docs' headings
+
 REPO = Path(__file__).resolve().parents[1]
 README = (REPO / "README.md").read_text(encoding="utf-8")
 DOCS_SITE = "https://scrapy-rep.readthedocs.io/en/latest/"
 _BLOCK = re.compile(r"^```(\w*)\n(.*?)^```", re.M | re.S)
-
-
-def slug(title: str) -> str:
-    """A heading's anchor as MyST makes it (myst_heading_anchors, GitHub-style: myst_parser.slugs.github_slugify)."""
-    return re.sub(r"[^\w\u4e00-\u9fff\- ]", "", title.lower().replace(" ", "-"))
 
 
 def anchors(page: Path) -> set[str]:
@@ -69,9 +66,3 @@ def test_every_page_of_the_docs_is_linked_from_the_readme() -> None:
     linked = set(re.findall(re.escape(DOCS_SITE) + r"([\w-]+)\.html", README))
     pages = {page.stem for page in (REPO / "docs").glob("*.md")} - {"index"}
     assert pages <= linked, sorted(pages - linked)
-
-
-def test_the_slug_is_mysts() -> None:
-    assert slug("Which User-Agent token is obeyed") == "which-user-agent-token-is-obeyed"
-    assert slug("### `REP_CACHE_TTL`".lstrip("# ")) == "rep_cache_ttl"
-    assert slug("Stores and scaling (Redis)") == "stores-and-scaling-redis"
